@@ -1,0 +1,768 @@
+//! Symbol extraction, driven by one table per language.
+//!
+//! A [`LanguageSpec`] maps tree-sitter node kinds to [`Role`]s: walk through it
+//! (`Transparent`), a symbol (`Symbol`), one symbol per declarator
+//! (`Declarators`), a named scope that is not itself a symbol (`Scope`, Rust's
+//! `impl`), or a symbol whose members are its following siblings (`FileScoped`,
+//! C#'s `namespace X;`). The walker below is the only control flow; adding a
+//! language means writing its table and fixtures.
+//!
+//! Walking starts at the root and only ever descends through roles, so nothing
+//! inside a method body (local functions, lambdas, closures) becomes a symbol,
+//! and nothing inside an `ERROR` node is trusted as one.
+
+mod csharp;
+pub mod preproc;
+mod rust;
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use tree_sitter::{Node, Parser, Tree};
+
+use crate::symbol::{ContentHash, FileSymbols, Symbol, SymbolKind};
+
+/// A supported language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    CSharp,
+    Rust,
+}
+
+impl Language {
+    pub const ALL: [Language; 2] = [Language::CSharp, Language::Rust];
+
+    /// The language of a path, by extension.
+    pub fn from_path(path: &str) -> Option<Language> {
+        let ext = path.rsplit_once('.')?.1;
+        Language::ALL
+            .into_iter()
+            .find(|l| l.spec().extensions.contains(&ext))
+    }
+
+    pub fn spec(self) -> &'static LanguageSpec {
+        match self {
+            Language::CSharp => &csharp::SPEC,
+            Language::Rust => &rust::SPEC,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+}
+
+/// How one language's syntax tree maps onto symbols.
+pub struct LanguageSpec {
+    pub name: &'static str,
+    pub extensions: &'static [&'static str],
+    pub grammar: fn() -> tree_sitter::Language,
+    /// Joins qualname parts (`.` for C#, `::` for Rust).
+    pub separator: &'static str,
+    /// Node kinds whose text never counts (comments, doc comments too).
+    pub comment_kinds: &'static [&'static str],
+    /// Sibling kinds directly above an item that belong to it (Rust attributes).
+    pub leading_kinds: &'static [&'static str],
+    pub roles: &'static [(&'static str, Role)],
+    /// Rewrites the source before parsing (the C# preprocessor pass).
+    pub preprocess: Option<fn(&str) -> preproc::Preprocessed<'_>>,
+}
+
+/// What a node kind means to the walker.
+#[derive(Debug, Clone, Copy)]
+pub enum Role {
+    /// Not a symbol; its named children are walked in the same scope.
+    Transparent,
+    Symbol(SymbolRule),
+    /// One symbol per declarator (C# fields and event fields).
+    Declarators {
+        kind: SymbolKind,
+        /// The child holding the declarators, and the declarators' kind.
+        list: &'static str,
+        declarator: &'static str,
+    },
+    /// Not a symbol, but it names a scope for its members (Rust `impl`).
+    Scope {
+        name: Name,
+        body: &'static str,
+        /// Signature given to the methods in the scope (Rust trait path).
+        member_sig: Option<Name>,
+    },
+    /// A symbol whose members are the siblings that follow it (C# `namespace X;`).
+    FileScoped(SymbolRule),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SymbolRule {
+    pub kind: SymbolKind,
+    /// The kind when declared directly in a type body (Rust: fn → method).
+    pub member_kind: Option<SymbolKind>,
+    pub name: Name,
+    pub sig: Sig,
+    /// Field that holds the members, for containers.
+    pub body: Option<&'static str>,
+    /// Without a body the node is no symbol (Rust `mod x;`).
+    pub requires_body: bool,
+    /// Members are type members (they take `member_kind`).
+    pub type_body: bool,
+}
+
+impl SymbolRule {
+    pub const fn leaf(kind: SymbolKind, name: Name) -> SymbolRule {
+        SymbolRule {
+            kind,
+            member_kind: None,
+            name,
+            sig: Sig::None,
+            body: None,
+            requires_body: false,
+            type_body: false,
+        }
+    }
+}
+
+/// How a symbol or scope gets its name.
+#[derive(Debug, Clone, Copy)]
+pub enum Name {
+    /// The text of a field, whitespace removed.
+    Field(&'static str),
+    /// A fixed prefix and the text of a field (`~Foo`).
+    Prefixed(&'static str, &'static str),
+    /// `operator` and the text of the `operator` field (`operator +`).
+    Operator,
+    /// `implicit operator T` / `explicit operator T`.
+    ConversionOperator,
+    /// A fixed name (`this[]`).
+    Fixed(&'static str),
+    /// Rust impl self type: last path segment, generics dropped, references
+    /// and `dyn` peeled; other types are their text without whitespace.
+    SelfType(&'static str),
+    /// A path without generic arguments (Rust trait in `impl Trait for X`).
+    PathWithoutGenerics(&'static str),
+}
+
+/// How a symbol gets its signature.
+#[derive(Debug, Clone, Copy)]
+pub enum Sig {
+    None,
+    /// The `type` of each parameter in the given field, whitespace removed,
+    /// comma-joined in parentheses: `(int,List<string>)`.
+    ParameterTypes(&'static str),
+}
+
+/// Parses blobs and extracts their symbols; holds one parser per language.
+pub struct Extractor {
+    parsers: HashMap<Language, Parser>,
+    tables: HashMap<Language, KindTable>,
+}
+
+/// A spec resolved against its grammar: kind id → role.
+struct KindTable {
+    roles: Vec<Option<Role>>,
+    comments: Vec<bool>,
+    leading: Vec<bool>,
+}
+
+impl KindTable {
+    /// `ERROR` nodes carry an id outside the grammar's kinds: they have no role.
+    fn role(&self, id: u16) -> Option<Role> {
+        self.roles.get(id as usize).copied().flatten()
+    }
+
+    fn is_comment(&self, id: u16) -> bool {
+        self.comments.get(id as usize).copied().unwrap_or(false)
+    }
+
+    fn is_leading(&self, id: u16) -> bool {
+        self.leading.get(id as usize).copied().unwrap_or(false)
+    }
+
+    fn new(spec: &LanguageSpec, language: &tree_sitter::Language) -> KindTable {
+        let n = language.node_kind_count();
+        let mut table = KindTable {
+            roles: vec![None; n],
+            comments: vec![false; n],
+            leading: vec![false; n],
+        };
+        // A kind name may map to several ids (named and aliased variants).
+        for id in 0..n as u16 {
+            let Some(kind) = language.node_kind_for_id(id) else {
+                continue;
+            };
+            if !language.node_kind_is_named(id) {
+                continue;
+            }
+            if let Some((_, role)) = spec.roles.iter().find(|(k, _)| *k == kind) {
+                table.roles[id as usize] = Some(*role);
+            }
+            table.comments[id as usize] = spec.comment_kinds.contains(&kind);
+            table.leading[id as usize] = spec.leading_kinds.contains(&kind);
+        }
+        table
+    }
+}
+
+/// Failure to set up a parser (a grammar/runtime version mismatch).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot load the {language} grammar: {source}")]
+pub struct GrammarError {
+    language: &'static str,
+    source: tree_sitter::LanguageError,
+}
+
+impl Extractor {
+    pub fn new() -> Result<Extractor, GrammarError> {
+        let mut parsers = HashMap::new();
+        let mut tables = HashMap::new();
+        for language in Language::ALL {
+            let spec = language.spec();
+            let grammar = (spec.grammar)();
+            let mut parser = Parser::new();
+            parser
+                .set_language(&grammar)
+                .map_err(|source| GrammarError {
+                    language: spec.name,
+                    source,
+                })?;
+            tables.insert(language, KindTable::new(spec, &grammar));
+            parsers.insert(language, parser);
+        }
+        Ok(Extractor { parsers, tables })
+    }
+
+    /// Parses normalized source text and extracts its symbols.
+    pub fn extract(&mut self, language: Language, source: &str) -> FileSymbols {
+        self.extract_inner(language, source, false).0
+    }
+
+    /// Like [`Extractor::extract`], with each symbol's normalized text (for
+    /// inspection and search; the hot path keeps only hashes).
+    pub fn extract_with_text(
+        &mut self,
+        language: Language,
+        source: &str,
+    ) -> (FileSymbols, Vec<String>) {
+        self.extract_inner(language, source, true)
+    }
+
+    fn extract_inner(
+        &mut self,
+        language: Language,
+        source: &str,
+        with_text: bool,
+    ) -> (FileSymbols, Vec<String>) {
+        let spec = language.spec();
+        let pre = match spec.preprocess {
+            Some(preprocess) => preprocess(source),
+            None => preproc::Preprocessed {
+                parse_text: std::borrow::Cow::Borrowed(source),
+                hidden_tokens: Vec::new(),
+            },
+        };
+        let parser = self.parsers.get_mut(&language).expect("parser per language");
+        let Some(tree) = parser.parse(pre.parse_text.as_bytes(), None) else {
+            // Only a cancelled or timed-out parse returns None; neither is set.
+            let failed = FileSymbols {
+                symbols: Vec::new(),
+                has_parse_errors: true,
+            };
+            return (failed, Vec::new());
+        };
+        let table = &self.tables[&language];
+        extract_from_tree(spec, table, &tree, source, &pre, with_text)
+    }
+}
+
+fn extract_from_tree(
+    spec: &'static LanguageSpec,
+    table: &KindTable,
+    tree: &Tree,
+    source: &str,
+    pre: &preproc::Preprocessed<'_>,
+    with_text: bool,
+) -> (FileSymbols, Vec<String>) {
+    let parse_text = pre.parse_text.as_ref();
+    let root = tree.root_node();
+    let mut walker = Walker {
+        spec,
+        table,
+        text: parse_text,
+        raw: Vec::new(),
+    };
+    walker.members(root, &Scope::default());
+    let tokens = collect_tokens(table, tree, parse_text, &pre.hidden_tokens);
+    let texts = if with_text {
+        walker
+            .raw
+            .iter()
+            .map(|r| normalized_text(&tokens, source, &r.bytes, &r.excluded).collect::<Vec<_>>().join(" "))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let symbols = FileSymbols {
+        symbols: finish(walker.raw, &tokens, source),
+        has_parse_errors: root.has_error(),
+    };
+    (symbols, texts)
+}
+
+/// A symbol as the walker finds it, before keys are made unique and text hashed.
+struct RawSymbol {
+    kind: SymbolKind,
+    name: String,
+    qualname: String,
+    sig: String,
+    parent: Option<usize>,
+    /// Looked up after the walk: the type an `impl` names, if in this file.
+    parent_by_name: Option<String>,
+    bytes: Range<usize>,
+    excluded: Vec<Range<usize>>,
+    start_line: u32,
+    end_line: u32,
+}
+
+#[derive(Clone, Default)]
+struct Scope {
+    prefix: String,
+    parent: Option<usize>,
+    in_type: bool,
+    member_sig: Option<String>,
+    parent_by_name: Option<String>,
+}
+
+struct Walker<'a> {
+    spec: &'static LanguageSpec,
+    table: &'a KindTable,
+    text: &'a str,
+    raw: Vec<RawSymbol>,
+}
+
+impl<'a> Walker<'a> {
+    fn role(&self, node: Node<'_>) -> Option<Role> {
+        self.table.role(node.kind_id())
+    }
+
+    fn is_comment(&self, node: Node<'_>) -> bool {
+        self.table.is_comment(node.kind_id())
+    }
+
+    fn text(&self, node: Node<'_>) -> &'a str {
+        &self.text[node.byte_range()]
+    }
+
+    fn join(&self, prefix: &str, name: &str) -> String {
+        if prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{prefix}{}{name}", self.spec.separator)
+        }
+    }
+
+    fn members(&mut self, container: Node<'_>, scope: &Scope) {
+        let mut cursor = container.walk();
+        let children: Vec<Node<'_>> = container.named_children(&mut cursor).collect();
+        let mut scope = std::borrow::Cow::Borrowed(scope);
+        for (i, &child) in children.iter().enumerate() {
+            match self.role(child) {
+                None => {}
+                Some(Role::Transparent) => self.members(child, &scope),
+                Some(Role::Symbol(rule)) => {
+                    self.symbol(child, &rule, &scope, None);
+                }
+                Some(Role::Declarators {
+                    kind,
+                    list,
+                    declarator,
+                }) => self.declarators(child, kind, list, declarator, &scope),
+                Some(Role::Scope {
+                    name,
+                    body,
+                    member_sig,
+                }) => {
+                    let (Some(name), Some(body)) =
+                        (self.name(child, name), child.child_by_field_name(body))
+                    else {
+                        continue;
+                    };
+                    let qualname = self.join(&scope.prefix, &name);
+                    let inner = Scope {
+                        prefix: qualname.clone(),
+                        parent: scope.parent,
+                        in_type: true,
+                        member_sig: member_sig.and_then(|n| self.name(child, n)),
+                        parent_by_name: Some(qualname),
+                    };
+                    self.members(body, &inner);
+                }
+                Some(Role::FileScoped(rule)) => {
+                    let last = children[i + 1..]
+                        .iter()
+                        .rev()
+                        .find(|n| !self.is_comment(**n))
+                        .copied()
+                        .unwrap_or(child);
+                    if let Some(index) = self.symbol(child, &rule, &scope, Some(last)) {
+                        let qualname = self.raw[index].qualname.clone();
+                        scope = std::borrow::Cow::Owned(Scope {
+                            prefix: qualname,
+                            parent: Some(index),
+                            ..Scope::default()
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pushes the symbol for `node` and walks its body; `last` extends its range.
+    fn symbol(
+        &mut self,
+        node: Node<'_>,
+        rule: &SymbolRule,
+        scope: &Scope,
+        last: Option<Node<'_>>,
+    ) -> Option<usize> {
+        let body = rule.body.and_then(|f| node.child_by_field_name(f));
+        if rule.requires_body && body.is_none() {
+            return None;
+        }
+        let name = self.name(node, rule.name)?;
+        let kind = match rule.member_kind {
+            Some(member) if scope.in_type => member,
+            _ => rule.kind,
+        };
+        let sig = match (rule.sig, &scope.member_sig) {
+            (Sig::ParameterTypes(field), _) => self.parameter_types(node, field),
+            (Sig::None, Some(member_sig)) if kind == SymbolKind::Method => member_sig.clone(),
+            (Sig::None, _) => String::new(),
+        };
+        let start = self.leading_start(node);
+        let end = last.unwrap_or(node);
+        let index = self.raw.len();
+        self.raw.push(RawSymbol {
+            kind,
+            qualname: self.join(&scope.prefix, &name),
+            name,
+            sig,
+            parent: scope.parent,
+            parent_by_name: scope.parent_by_name.clone(),
+            bytes: start.start_byte()..end.end_byte(),
+            excluded: Vec::new(),
+            start_line: start.start_position().row as u32 + 1,
+            end_line: end_line(end),
+        });
+        if let Some(body) = body {
+            let inner = Scope {
+                prefix: self.raw[index].qualname.clone(),
+                parent: Some(index),
+                in_type: rule.type_body,
+                member_sig: None,
+                parent_by_name: None,
+            };
+            self.members(body, &inner);
+        }
+        Some(index)
+    }
+
+    fn declarators(
+        &mut self,
+        node: Node<'_>,
+        kind: SymbolKind,
+        list: &str,
+        declarator: &str,
+        scope: &Scope,
+    ) {
+        let mut cursor = node.walk();
+        let Some(list) = node.named_children(&mut cursor).find(|n| n.kind() == list) else {
+            return;
+        };
+        let mut cursor = list.walk();
+        let parts: Vec<Node<'_>> = list.children(&mut cursor).collect();
+        let declarators: Vec<Node<'_>> = parts
+            .iter()
+            .copied()
+            .filter(|n| n.kind() == declarator)
+            .collect();
+        // Separators between declarators belong to none of them.
+        let commas: Vec<Range<usize>> = parts
+            .iter()
+            .filter(|n| !n.is_named() && self.text(**n) == ",")
+            .map(|n| n.byte_range())
+            .collect();
+        for own in &declarators {
+            let Some(name) = self.name(*own, Name::Field("name")) else {
+                continue;
+            };
+            let mut excluded: Vec<Range<usize>> = declarators
+                .iter()
+                .filter(|d| d.id() != own.id())
+                .map(|d| d.byte_range())
+                .collect();
+            excluded.extend(commas.iter().cloned());
+            self.raw.push(RawSymbol {
+                kind,
+                qualname: self.join(&scope.prefix, &name),
+                name,
+                sig: String::new(),
+                parent: scope.parent,
+                parent_by_name: scope.parent_by_name.clone(),
+                bytes: node.byte_range(),
+                excluded,
+                start_line: node.start_position().row as u32 + 1,
+                end_line: end_line(node),
+            });
+        }
+    }
+
+    /// The first of the leading siblings (attributes) directly above `node`.
+    fn leading_start<'t>(&self, node: Node<'t>) -> Node<'t> {
+        let mut start = node;
+        let mut prev = node.prev_named_sibling();
+        while let Some(p) = prev {
+            if self.table.is_leading(p.kind_id()) {
+                start = p;
+            } else if !self.is_comment(p) {
+                break;
+            }
+            prev = p.prev_named_sibling();
+        }
+        start
+    }
+
+    fn name(&self, node: Node<'_>, rule: Name) -> Option<String> {
+        let field = |f: &str| node.child_by_field_name(f);
+        let name = match rule {
+            Name::Field(f) => strip_ws(self.text(field(f)?)),
+            Name::Prefixed(prefix, f) => format!("{prefix}{}", strip_ws(self.text(field(f)?))),
+            Name::Operator => format!("operator {}", self.text(field("operator")?)),
+            Name::ConversionOperator => {
+                let mut cursor = node.walk();
+                let direction = node
+                    .children(&mut cursor)
+                    .find(|c| matches!(c.kind(), "implicit" | "explicit"))?;
+                format!(
+                    "{} operator {}",
+                    direction.kind(),
+                    self.text(field("type")?).trim()
+                )
+            }
+            Name::Fixed(name) => name.to_owned(),
+            Name::SelfType(f) => self.self_type(field(f)?),
+            Name::PathWithoutGenerics(f) => {
+                let path = field(f)?;
+                let path = match path.kind() {
+                    "generic_type" => path.child_by_field_name("type").unwrap_or(path),
+                    _ => path,
+                };
+                strip_ws(self.text(path))
+            }
+        };
+        (!name.is_empty()).then_some(name)
+    }
+
+    fn self_type(&self, ty: Node<'_>) -> String {
+        match ty.kind() {
+            "generic_type" | "reference_type" => match ty.child_by_field_name("type") {
+                Some(inner) => self.self_type(inner),
+                None => strip_ws(self.text(ty)),
+            },
+            "scoped_type_identifier" => match ty.child_by_field_name("name") {
+                Some(name) => strip_ws(self.text(name)),
+                None => strip_ws(self.text(ty)),
+            },
+            "dynamic_type" => match ty.child_by_field_name("trait") {
+                Some(inner) => self.self_type(inner),
+                None => strip_ws(self.text(ty)),
+            },
+            "bounded_type" => match ty.named_child(0) {
+                Some(inner) => self.self_type(inner),
+                None => strip_ws(self.text(ty)),
+            },
+            _ => strip_ws(self.text(ty)),
+        }
+    }
+
+    fn parameter_types(&self, node: Node<'_>, field: &str) -> String {
+        let Some(list) = node.child_by_field_name(field) else {
+            return String::new();
+        };
+        // Parameters are `parameter` nodes, except that the grammar puts a
+        // `params T[] xs` parameter's type directly on the list.
+        let mut types: Vec<String> = Vec::new();
+        let mut cursor = list.walk();
+        if cursor.goto_first_child() {
+            loop {
+                let child = cursor.node();
+                if child.kind() == "parameter" {
+                    let ty = child.child_by_field_name("type");
+                    types.push(ty.map(|t| strip_ws(self.text(t))).unwrap_or_default());
+                } else if cursor.field_name() == Some("type") {
+                    types.push(strip_ws(self.text(child)));
+                }
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        format!("({})", types.join(","))
+    }
+}
+
+fn strip_ws(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// 1-based last line of a node (a node ending at column 0 ends on the line before).
+fn end_line(node: Node<'_>) -> u32 {
+    let end = node.end_position();
+    let row = if end.column == 0 && end.row > node.start_position().row {
+        end.row - 1
+    } else {
+        end.row
+    };
+    row as u32 + 1
+}
+
+/// Every token of the file in byte order: the tree's leaves (comments
+/// excluded), any non-whitespace text between leaves that the grammar left
+/// uncovered, and the hidden tokens of blanked lines.
+fn collect_tokens(
+    table: &KindTable,
+    tree: &Tree,
+    parse_text: &str,
+    hidden: &[Range<usize>],
+) -> Vec<Range<usize>> {
+    let mut tokens = Vec::new();
+    let mut pos = 0;
+    let bytes = parse_text.as_bytes();
+    let push_gap = |from: usize, to: usize, tokens: &mut Vec<Range<usize>>| {
+        let mut i = from;
+        while i < to {
+            while i < to && bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let start = i;
+            while i < to && !bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i > start {
+                tokens.push(start..i);
+            }
+        }
+    };
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        let is_comment = table.is_comment(node.kind_id());
+        if is_comment || !cursor.goto_first_child() {
+            let range = node.byte_range();
+            if range.start >= pos {
+                push_gap(pos, range.start, &mut tokens);
+                if !is_comment && range.end > range.start {
+                    tokens.push(range.clone());
+                }
+                pos = range.end;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+    }
+    push_gap(pos, bytes.len(), &mut tokens);
+    if !hidden.is_empty() {
+        tokens.extend(hidden.iter().cloned());
+        tokens.sort_by_key(|r| r.start);
+    }
+    tokens
+}
+
+/// Makes keys unique (`#2`, `#3` in source order), resolves impl parents and
+/// hashes each symbol's normalized text.
+fn finish(raw: Vec<RawSymbol>, tokens: &[Range<usize>], source: &str) -> Vec<Symbol> {
+    let mut seen: HashMap<(String, SymbolKind, String), u32> = HashMap::new();
+    let mut first_of_qualname: HashMap<String, usize> = HashMap::new();
+    let mut symbols = Vec::with_capacity(raw.len());
+    for (index, r) in raw.iter().enumerate() {
+        let n = seen
+            .entry((r.qualname.clone(), r.kind, r.sig.clone()))
+            .or_insert(0);
+        *n += 1;
+        let qualname = if *n > 1 {
+            format!("{}#{}", r.qualname, n)
+        } else {
+            r.qualname.clone()
+        };
+        if is_type_like(r.kind) {
+            first_of_qualname.entry(r.qualname.clone()).or_insert(index);
+        }
+        symbols.push(Symbol {
+            kind: r.kind,
+            name: r.name.clone(),
+            qualname,
+            sig: r.sig.clone(),
+            parent: r.parent,
+            start_line: r.start_line,
+            end_line: r.end_line,
+            content_hash: hash_text(tokens, source, &r.bytes, &r.excluded),
+        });
+    }
+    for (symbol, r) in symbols.iter_mut().zip(&raw) {
+        if let Some(owner) = r.parent_by_name.as_ref() {
+            if let Some(&index) = first_of_qualname.get(owner) {
+                symbol.parent = Some(index);
+            }
+        }
+    }
+    symbols
+}
+
+fn is_type_like(kind: SymbolKind) -> bool {
+    matches!(
+        kind,
+        SymbolKind::Struct
+            | SymbolKind::Enum
+            | SymbolKind::Union
+            | SymbolKind::Trait
+            | SymbolKind::Type
+            | SymbolKind::Class
+            | SymbolKind::Interface
+            | SymbolKind::Record
+    )
+}
+
+/// The normalized text of a symbol: its tokens joined by single spaces.
+fn normalized_text<'a>(
+    tokens: &'a [Range<usize>],
+    source: &'a str,
+    bytes: &Range<usize>,
+    excluded: &'a [Range<usize>],
+) -> impl Iterator<Item = &'a str> + 'a {
+    let first = tokens.partition_point(|t| t.start < bytes.start);
+    let last = tokens.partition_point(|t| t.start < bytes.end);
+    tokens[first..last]
+        .iter()
+        .filter(move |t| !excluded.iter().any(|x| x.contains(&t.start)))
+        .map(move |t| &source[t.clone()])
+}
+
+fn hash_text(
+    tokens: &[Range<usize>],
+    source: &str,
+    bytes: &Range<usize>,
+    excluded: &[Range<usize>],
+) -> ContentHash {
+    let mut hasher = blake3::Hasher::new();
+    for (i, token) in normalized_text(tokens, source, bytes, excluded).enumerate() {
+        if i > 0 {
+            hasher.update(b" ");
+        }
+        hasher.update(token.as_bytes());
+    }
+    ContentHash(*hasher.finalize().as_bytes())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,356 @@
+//! Extraction against DESIGN.md §2, one rule per test.
+
+use super::{Extractor, Language};
+use crate::symbol::FileSymbols;
+
+fn extract(language: Language, source: &str) -> FileSymbols {
+    Extractor::new().unwrap().extract(language, source)
+}
+
+/// `kind qualname+sig` per symbol, in source order.
+fn names(language: Language, source: &str) -> Vec<String> {
+    extract(language, source)
+        .symbols
+        .iter()
+        .map(|s| format!("{} {}{}", s.kind, s.qualname, s.sig))
+        .collect()
+}
+
+/// `qualname => normalized text` for one symbol.
+fn text_of(language: Language, source: &str, qualname: &str) -> String {
+    let (file, texts) = Extractor::new()
+        .unwrap()
+        .extract_with_text(language, source);
+    let i = file
+        .symbols
+        .iter()
+        .position(|s| s.qualname == qualname)
+        .unwrap_or_else(|| panic!("no symbol {qualname}"));
+    texts[i].clone()
+}
+
+fn hash_of(language: Language, source: &str, qualname: &str) -> String {
+    let file = extract(language, source);
+    let s = file
+        .symbols
+        .iter()
+        .find(|s| s.qualname == qualname)
+        .unwrap_or_else(|| panic!("no symbol {qualname}"));
+    s.content_hash.to_hex()
+}
+
+const CS_SAMPLE: &str = r#"
+using System;
+namespace Acme.Billing {
+  /// doc
+  [Serializable]
+  public partial class Invoice<T> : IFoo where T : class {
+    private int a = 1, b;
+    public event EventHandler Changed, Closed;
+    public Invoice(int x) { }
+    ~Invoice() { }
+    public static Invoice<T> operator +(Invoice<T> l, Invoice<T> r) => l;
+    public static implicit operator int(Invoice<T> i) => 0;
+    public static explicit operator Invoice<T>(int i) => null;
+    public int this[int i, string s] { get => 0; }
+    public string Name { get; set; }
+    void IFoo.Run(ref int x, params List<string>[] rest) { int Local() => 1; }
+    public void Tuple((int a, string b) t, this Dictionary<int, string> d) {}
+    public T Generic<U>(U u) where U : T { Func<int> f = () => 1; return default; }
+    public class Nested { public enum Color { Red, Green } }
+    public delegate void Handler(object sender);
+    public event EventHandler Custom { add {} remove {} }
+  }
+  record Point(int X, int Y);
+  record struct P2(int X);
+  interface IFoo { void Run(ref int x, params List<string>[] rest); }
+  namespace Inner.Deep { struct S {} }
+}
+"#;
+
+#[test]
+fn csharp_kinds_qualnames_and_signatures() {
+    assert_eq!(
+        names(Language::CSharp, CS_SAMPLE),
+        [
+            "namespace Acme.Billing",
+            "class Acme.Billing.Invoice",
+            "field Acme.Billing.Invoice.a",
+            "field Acme.Billing.Invoice.b",
+            "event Acme.Billing.Invoice.Changed",
+            "event Acme.Billing.Invoice.Closed",
+            "constructor Acme.Billing.Invoice.Invoice(int)",
+            "destructor Acme.Billing.Invoice.~Invoice()",
+            "operator Acme.Billing.Invoice.operator +(Invoice<T>,Invoice<T>)",
+            "operator Acme.Billing.Invoice.implicit operator int(Invoice<T>)",
+            "operator Acme.Billing.Invoice.explicit operator Invoice<T>(int)",
+            "indexer Acme.Billing.Invoice.this[](int,string)",
+            "property Acme.Billing.Invoice.Name",
+            "method Acme.Billing.Invoice.Run(int,List<string>[])",
+            "method Acme.Billing.Invoice.Tuple((inta,stringb),Dictionary<int,string>)",
+            "method Acme.Billing.Invoice.Generic(U)",
+            "class Acme.Billing.Invoice.Nested",
+            "enum Acme.Billing.Invoice.Nested.Color",
+            "delegate Acme.Billing.Invoice.Handler(object)",
+            "event Acme.Billing.Invoice.Custom",
+            "record Acme.Billing.Point",
+            "record Acme.Billing.P2",
+            "interface Acme.Billing.IFoo",
+            "method Acme.Billing.IFoo.Run(int,List<string>[])",
+            "namespace Acme.Billing.Inner.Deep",
+            "struct Acme.Billing.Inner.Deep.S",
+        ]
+    );
+}
+
+#[test]
+fn csharp_hierarchy_and_lines() {
+    let file = extract(Language::CSharp, CS_SAMPLE);
+    let by_name = |q: &str| file.symbols.iter().find(|s| s.qualname == q).unwrap();
+    let color = by_name("Acme.Billing.Invoice.Nested.Color");
+    let nested = &file.symbols[color.parent.unwrap()];
+    assert_eq!(nested.qualname, "Acme.Billing.Invoice.Nested");
+    let invoice = by_name("Acme.Billing.Invoice");
+    // The declaration starts at its attribute; the doc comment is not part of it.
+    assert_eq!((invoice.start_line, invoice.end_line), (5, 22));
+    assert_eq!(by_name("Acme.Billing").parent, None);
+}
+
+#[test]
+fn csharp_each_declarator_is_a_symbol_with_its_own_text() {
+    assert_eq!(
+        text_of(Language::CSharp, CS_SAMPLE, "Acme.Billing.Invoice.a"),
+        "private int a = 1 ;"
+    );
+    assert_eq!(
+        text_of(Language::CSharp, CS_SAMPLE, "Acme.Billing.Invoice.b"),
+        "private int b ;"
+    );
+    // Adding a declarator leaves the others' text alone.
+    let before = "class C { int a = 1, b; }";
+    let after = "class C { int a = 1, b, c; }";
+    assert_eq!(
+        hash_of(Language::CSharp, before, "C.a"),
+        hash_of(Language::CSharp, after, "C.a")
+    );
+    assert_ne!(
+        hash_of(Language::CSharp, before, "C"),
+        hash_of(Language::CSharp, after, "C")
+    );
+}
+
+#[test]
+fn csharp_file_scoped_namespace_owns_the_rest_of_the_file() {
+    let src = "using X;\nnamespace A.B;\n\nclass C { void M() {} }\nenum E { One }\n// trailing\n";
+    assert_eq!(
+        names(Language::CSharp, src),
+        ["namespace A.B", "class A.B.C", "method A.B.C.M()", "enum A.B.E"]
+    );
+    let file = extract(Language::CSharp, src);
+    assert_eq!(
+        (file.symbols[0].start_line, file.symbols[0].end_line),
+        (2, 5)
+    );
+    assert_eq!(file.symbols[3].parent, Some(0));
+}
+
+#[test]
+fn comments_and_whitespace_do_not_change_the_hash() {
+    let a = "class C {\n  // one\n  void M(int x) { return; }\n}\n";
+    let b = "class C {\n  /* two */ void M(int x)\n  {\n      return; // three\n  }\n}\n";
+    for q in ["C", "C.M"] {
+        assert_eq!(
+            hash_of(Language::CSharp, a, q),
+            hash_of(Language::CSharp, b, q),
+            "{q}"
+        );
+    }
+    let c = "class C {\n  void M(int x) { return 1; }\n}\n";
+    assert_ne!(
+        hash_of(Language::CSharp, a, "C.M"),
+        hash_of(Language::CSharp, c, "C.M")
+    );
+
+    let r1 = "/// doc one\nfn f(x: u8) -> u8 { x + 1 }\n";
+    let r2 = "/// doc two\n// note\nfn f(x: u8)\n    -> u8 {\n    x + /* inline */ 1\n}\n";
+    assert_eq!(
+        hash_of(Language::Rust, r1, "f"),
+        hash_of(Language::Rust, r2, "f")
+    );
+    let r3 = "fn f(x: u8) -> u8 { x + 2 }\n";
+    assert_ne!(
+        hash_of(Language::Rust, r1, "f"),
+        hash_of(Language::Rust, r3, "f")
+    );
+}
+
+#[test]
+fn string_literal_whitespace_is_text() {
+    let a = "fn f() -> &'static str { \"a b\" }";
+    let b = "fn f() -> &'static str { \"a  b\" }";
+    assert_ne!(
+        hash_of(Language::Rust, a, "f"),
+        hash_of(Language::Rust, b, "f")
+    );
+    let a = "class C { string s = \"a b\"; }";
+    let b = "class C { string s = \"a  b\"; }";
+    assert_ne!(
+        hash_of(Language::CSharp, a, "C.s"),
+        hash_of(Language::CSharp, b, "C.s")
+    );
+}
+
+#[test]
+fn csharp_preprocessor_branches() {
+    let src = "class C {\n#if DEBUG\n  [Conditional(\"DEBUG\")]\n#endif\n  void M() {\n#if NET6\n    A();\n#else\n    B();\n#endif\n  }\n  void N() {}\n}\n";
+    assert_eq!(
+        names(Language::CSharp, src),
+        ["class C", "method C.M()", "method C.N()"]
+    );
+    // An edit in the #else branch modifies M (and C), not N.
+    let edited = src.replace("B();", "B(1);");
+    assert_ne!(
+        hash_of(Language::CSharp, src, "C.M"),
+        hash_of(Language::CSharp, &edited, "C.M")
+    );
+    assert_eq!(
+        hash_of(Language::CSharp, src, "C.N"),
+        hash_of(Language::CSharp, &edited, "C.N")
+    );
+    // So does an edit to a directive.
+    let edited = src.replace("#if NET6", "#if NET8");
+    assert_ne!(
+        hash_of(Language::CSharp, src, "C.M"),
+        hash_of(Language::CSharp, &edited, "C.M")
+    );
+    assert!(!extract(Language::CSharp, src).has_parse_errors);
+}
+
+#[test]
+fn csharp_split_declaration_under_if_else_invents_nothing() {
+    let src = "class C {\n#if NET\n  public void M(int a) {\n#else\n  public void M(long a) {\n#endif\n    Run();\n  }\n}\n";
+    assert_eq!(names(Language::CSharp, src), ["class C", "method C.M(int)"]);
+    let src = "class C {\n#if false\n  void Old() {}\n#else\n  void New() {}\n#endif\n}\n";
+    assert_eq!(names(Language::CSharp, src), ["class C", "method C.New()"]);
+}
+
+const RS_SAMPLE: &str = r#"
+//! crate doc
+use std::fmt;
+/// doc
+#[derive(Debug)]
+// comment
+#[cfg(test)]
+pub struct Wrapper<T>(T);
+impl<T> fmt::Display for Wrapper<T> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { fn inner() {} Ok(()) }
+}
+impl<T> Wrapper<T> { pub fn new(t: T) -> Self { Wrapper(t) } const X: u8 = 1; }
+impl From<u8> for &Wrapper<u8> { fn from(x: u8) -> Self { todo!() } }
+impl<T: std::ops::Add<Output = T>> std::ops::Add for Wrapper<T> { type Output = Self; fn add(self, o: Self) -> Self { self } }
+impl dyn Tr + Send { fn d(&self) {} }
+impl [u8] { fn s(&self) {} }
+trait Tr { type Item; const N: usize; fn a(&self); fn b(&self) { let c = || 1; } }
+mod inner { pub fn f() {} mod deeper { static S: i32 = 0; } }
+mod outofline;
+extern "C" { fn ext(x: i32); static E: i32; }
+macro_rules! m { () => {} }
+#[cfg(unix)] fn twin() {}
+#[cfg(windows)] fn twin() {}
+type Alias = u32;
+union U { a: u32 }
+enum E { A, B }
+const C: i32 = 1;
+"#;
+
+#[test]
+fn rust_kinds_qualnames_and_signatures() {
+    assert_eq!(
+        names(Language::Rust, RS_SAMPLE),
+        [
+            "struct Wrapper",
+            "method Wrapper::fmtfmt::Display",
+            "method Wrapper::new",
+            "const Wrapper::X",
+            "method Wrapper::fromFrom",
+            "type Wrapper::Output",
+            "method Wrapper::addstd::ops::Add",
+            "method Tr::d",
+            "method [u8]::s",
+            "trait Tr",
+            "type Tr::Item",
+            "const Tr::N",
+            "method Tr::a",
+            "method Tr::b",
+            "module inner",
+            "function inner::f",
+            "module inner::deeper",
+            "static inner::deeper::S",
+            "function ext",
+            "static E",
+            "macro m",
+            "function twin",
+            "function twin#2",
+            "type Alias",
+            "union U",
+            "enum E",
+            "const C",
+        ]
+    );
+}
+
+#[test]
+fn rust_attributes_belong_to_their_item() {
+    let file = extract(Language::Rust, RS_SAMPLE);
+    let wrapper = &file.symbols[0];
+    assert_eq!((wrapper.start_line, wrapper.end_line), (5, 8));
+    assert_eq!(
+        text_of(Language::Rust, RS_SAMPLE, "Wrapper"),
+        "# [ derive ( Debug ) ] # [ cfg ( test ) ] pub struct Wrapper < T > ( T ) ;"
+    );
+    let edited = RS_SAMPLE.replace("#[derive(Debug)]", "#[derive(Debug, Clone)]");
+    assert_ne!(
+        hash_of(Language::Rust, RS_SAMPLE, "Wrapper"),
+        hash_of(Language::Rust, &edited, "Wrapper")
+    );
+}
+
+#[test]
+fn rust_impl_members_hang_under_their_type() {
+    let file = extract(Language::Rust, RS_SAMPLE);
+    let new = file
+        .symbols
+        .iter()
+        .find(|s| s.qualname == "Wrapper::new")
+        .unwrap();
+    assert_eq!(file.symbols[new.parent.unwrap()].qualname, "Wrapper");
+    let f = file
+        .symbols
+        .iter()
+        .find(|s| s.qualname == "inner::f")
+        .unwrap();
+    assert_eq!(file.symbols[f.parent.unwrap()].qualname, "inner");
+}
+
+#[test]
+fn repeated_keys_are_numbered_in_source_order() {
+    let src = "#[cfg(a)] mod m { fn f() {} }\n#[cfg(b)] mod m { fn f() {} }\n";
+    assert_eq!(
+        names(Language::Rust, src),
+        ["module m", "function m::f", "module m#2", "function m::f#2"]
+    );
+    let src = "partial class P { void A() {} }\npartial class P { void B() {} }\n";
+    assert_eq!(
+        names(Language::CSharp, src),
+        ["class P", "method P.A()", "class P#2", "method P.B()"]
+    );
+}
+
+#[test]
+fn syntax_errors_keep_what_parses() {
+    let src = "class Good { void A() {} }\nclass Bad { void B( { }\n";
+    let file = extract(Language::CSharp, src);
+    assert!(file.has_parse_errors);
+    assert!(names(Language::CSharp, src).contains(&"method Good.A()".to_string()));
+    assert!(!extract(Language::CSharp, "class Fine {}").has_parse_errors);
+}

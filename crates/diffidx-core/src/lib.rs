@@ -1,0 +1,13 @@
+//! diffidx-core: from git commits to symbol-level change records.
+//!
+//! One commit's data flows one way: [`git`] (changed files, blobs, hunks) →
+//! [`lang`] (symbols per side) → [`delta`] (statuses, moves) → [`note`] (the
+//! record). Nothing here prints to a terminal or knows about the store; the
+//! `diffidx` crate builds the CLI, the Kuzu store and the sync on top.
+
+pub mod lang;
+pub mod source;
+pub mod symbol;
+
+pub use lang::{Extractor, Language};
+pub use symbol::{symbol_id, ContentHash, FileSymbols, Symbol, SymbolKind};
