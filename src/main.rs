@@ -1,1 +1,10 @@
-fn main() {}
+//! `git-diffidx`: the thin command-line front of diffidx. Flags are defined in
+//! `cli/mod.rs`; each subcommand lives in its own file under `cli/`.
+
+mod cli;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    cli::main()
+}

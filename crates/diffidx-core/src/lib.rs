@@ -5,9 +5,18 @@
 //! record). Nothing here prints to a terminal or knows about the store; the
 //! `diffidx` crate builds the CLI, the Kuzu store and the sync on top.
 
+pub mod delta;
+pub mod differ;
+pub mod error;
+pub mod git;
 pub mod lang;
+pub mod note;
 pub mod source;
 pub mod symbol;
 
+pub use delta::{Status, SymbolDelta};
+pub use differ::{DiffOptions, SymbolDiffer, TreeDiff};
+pub use error::{Error, Result};
 pub use lang::{Extractor, Language};
+pub use note::NoteDocument;
 pub use symbol::{symbol_id, ContentHash, FileSymbols, Symbol, SymbolKind};

@@ -259,7 +259,10 @@ impl Extractor {
                 hidden_tokens: Vec::new(),
             },
         };
-        let parser = self.parsers.get_mut(&language).expect("parser per language");
+        let parser = self
+            .parsers
+            .get_mut(&language)
+            .expect("parser per language");
         let Some(tree) = parser.parse(pre.parse_text.as_bytes(), None) else {
             // Only a cancelled or timed-out parse returns None; neither is set.
             let failed = FileSymbols {
@@ -295,7 +298,11 @@ fn extract_from_tree(
         walker
             .raw
             .iter()
-            .map(|r| normalized_text(&tokens, source, &r.bytes, &r.excluded).collect::<Vec<_>>().join(" "))
+            .map(|r| {
+                normalized_text(&tokens, source, &r.bytes, &r.excluded)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
             .collect()
     } else {
         Vec::new()

@@ -144,7 +144,12 @@ fn csharp_file_scoped_namespace_owns_the_rest_of_the_file() {
     let src = "using X;\nnamespace A.B;\n\nclass C { void M() {} }\nenum E { One }\n// trailing\n";
     assert_eq!(
         names(Language::CSharp, src),
-        ["namespace A.B", "class A.B.C", "method A.B.C.M()", "enum A.B.E"]
+        [
+            "namespace A.B",
+            "class A.B.C",
+            "method A.B.C.M()",
+            "enum A.B.E"
+        ]
     );
     let file = extract(Language::CSharp, src);
     assert_eq!(

@@ -1,0 +1,433 @@
+//! From trees, commits or patches to symbol deltas: the orchestration of
+//! `git` → `lang` → `delta` for one change.
+//!
+//! A [`SymbolDiffer`] keeps a cache of parsed blobs, so a blob shared by
+//! consecutive commits (the new side of one is the old side of the next) is
+//! read and parsed once per process.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use gix::ObjectId;
+
+use crate::delta::{self, FileVersion, Labeled, Status, SymbolDelta};
+use crate::error::{Error, Result};
+use crate::git::hunks::{diff_lines, LineChange};
+use crate::git::{patch, CommitInfo, FileChange, Repo};
+use crate::lang::{Extractor, Language};
+use crate::note::{tool_name, Diagnostic, NoteDocument, Problem, NOTE_VERSION};
+use crate::source::{normalize, Unreadable};
+use crate::symbol::FileSymbols;
+
+/// Knobs of a diff run.
+#[derive(Debug, Clone)]
+pub struct DiffOptions {
+    /// Blobs larger than this are skipped and reported (default 1 MiB).
+    pub max_file_size: usize,
+    /// Bytes of parsed source the blob cache may hold before evicting.
+    pub cache_bytes: usize,
+}
+
+impl Default for DiffOptions {
+    fn default() -> Self {
+        DiffOptions {
+            max_file_size: 1024 * 1024,
+            cache_bytes: 256 * 1024 * 1024,
+        }
+    }
+}
+
+/// The symbol change between two trees, before it becomes a note.
+#[derive(Debug, Clone, Default)]
+pub struct TreeDiff {
+    pub deltas: Vec<SymbolDelta>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A parsed blob: its normalized text (for line diffs) and symbols.
+#[derive(Debug)]
+pub struct ParsedBlob {
+    pub text: String,
+    pub symbols: FileSymbols,
+    pub lossy: bool,
+}
+
+type Loaded = std::result::Result<Arc<ParsedBlob>, Unreadable>;
+
+/// A file side ready for labelling.
+struct Side {
+    path: String,
+    blob: Arc<ParsedBlob>,
+}
+
+pub struct SymbolDiffer<'r> {
+    repo: &'r Repo,
+    extractor: Extractor,
+    cache: BlobCache,
+    options: DiffOptions,
+    /// Counters for benchmarks and status output.
+    pub stats: DiffStats,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DiffStats {
+    pub blobs_parsed: u64,
+    pub bytes_parsed: u64,
+    pub cache_hits: u64,
+}
+
+impl<'r> SymbolDiffer<'r> {
+    pub fn new(repo: &'r Repo, options: DiffOptions) -> Result<Self> {
+        Ok(SymbolDiffer {
+            repo,
+            extractor: Extractor::new()?,
+            cache: BlobCache::new(options.cache_bytes),
+            options,
+            stats: DiffStats::default(),
+        })
+    }
+
+    /// The note document of one commit, against its first parent. A merge
+    /// keeps only the deltas that differ from every parent (its own conflict
+    /// resolutions); a root commit is diffed against the empty tree.
+    pub fn commit_note(&mut self, commit: &CommitInfo) -> Result<NoteDocument> {
+        let first = self.repo.parent_commit(commit, 0)?;
+        let mut diff = self.diff_trees(first.as_ref().map(|p| p.tree), commit.tree)?;
+        for index in 1..commit.parents.len() {
+            let Some(other) = self.repo.parent_commit(commit, index)? else {
+                continue;
+            };
+            let against_other = self.diff_trees(Some(other.tree), commit.tree)?;
+            let changed: HashSet<&str> =
+                against_other.deltas.iter().map(|d| d.id.as_str()).collect();
+            diff.deltas.retain(|d| changed.contains(d.id.as_str()));
+            let paths: HashSet<&str> = diff.deltas.iter().map(|d| d.path.as_str()).collect();
+            diff.diagnostics.retain(|d| paths.contains(d.path.as_str()));
+        }
+        Ok(NoteDocument {
+            v: NOTE_VERSION,
+            commit: Some(commit.id.to_string()),
+            parent: first.map(|p| p.id.to_string()),
+            tool: tool_name(),
+            deltas: diff.deltas,
+            diagnostics: diff.diagnostics,
+        })
+    }
+
+    /// The net symbol change between two trees (`None` = the empty tree).
+    pub fn diff_trees(&mut self, old: Option<ObjectId>, new: ObjectId) -> Result<TreeDiff> {
+        let files = self.repo.changed_files(old, new)?;
+        let mut pairs = Vec::new();
+        let mut diagnostics = Vec::new();
+        for change in split_language_changes(files) {
+            let old = match &change.old {
+                Some(side) => match self.load(side.blob, &side.path)? {
+                    Ok(blob) => Some(Side {
+                        path: side.path.clone(),
+                        blob,
+                    }),
+                    Err(why) => {
+                        diagnostics.push(unreadable(&side.path, &why));
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            let new = match &change.new {
+                Some(side) => match self.load(side.blob, &side.path)? {
+                    Ok(blob) => Some(Side {
+                        path: side.path.clone(),
+                        blob,
+                    }),
+                    Err(why) => {
+                        diagnostics.push(unreadable(&side.path, &why));
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            pairs.push((old, new));
+        }
+        Ok(label_all(pairs, diagnostics))
+    }
+
+    /// The symbol change a unified diff makes to `base` (a commit): pre-images
+    /// from `base` (or, if the patch does not apply there, the index), post-images
+    /// rebuilt from the hunks.
+    pub fn diff_patch(&mut self, base: ObjectId, patch_text: &str) -> Result<TreeDiff> {
+        let files = patch::parse(patch_text)?;
+        let mut pairs = Vec::new();
+        let mut diagnostics = Vec::new();
+        for file in files {
+            let pre_path = file.old_path.clone();
+            let pre = match &pre_path {
+                Some(path) => Some(self.pre_image(base, path, &file)?),
+                None => None,
+            };
+            let pre_text = pre.as_ref().map(|(text, _)| text.as_str()).unwrap_or("");
+            let post_text = file
+                .apply(pre_text)
+                .map_err(|reason| Error::PatchDoesNotApply {
+                    path: file
+                        .old_path
+                        .clone()
+                        .or(file.new_path.clone())
+                        .unwrap_or_default(),
+                    base: base.to_string(),
+                    reason,
+                })?;
+            let old_lang = pre_path.as_deref().and_then(Language::from_path);
+            let new_lang = file.new_path.as_deref().and_then(Language::from_path);
+            let mut parse = |path: &str,
+                             lang: Language,
+                             text: String|
+             -> std::result::Result<Side, Diagnostic> {
+                let source = normalize(text.as_bytes(), self.options.max_file_size)
+                    .map_err(|why| unreadable(path, &why))?;
+                let symbols = self.extractor.extract(lang, &source.text);
+                Ok(Side {
+                    path: path.to_owned(),
+                    blob: Arc::new(ParsedBlob {
+                        text: source.text,
+                        symbols,
+                        lossy: source.lossy,
+                    }),
+                })
+            };
+            let old = match (pre_path.as_deref(), old_lang, pre) {
+                (Some(path), Some(lang), Some((text, _))) => Some(parse(path, lang, text)),
+                _ => None,
+            };
+            let new = match (file.new_path.as_deref(), new_lang) {
+                (Some(path), Some(lang)) => Some(parse(path, lang, post_text)),
+                _ => None,
+            };
+            match (old.transpose(), new.transpose()) {
+                (Ok(old), Ok(new)) => {
+                    if old_lang.is_some() && new_lang.is_some() && old_lang != new_lang {
+                        pairs.push((old, None));
+                        pairs.push((None, new));
+                    } else if old.is_some() || new.is_some() {
+                        pairs.push((old, new));
+                    }
+                }
+                (Err(d), _) | (_, Err(d)) => diagnostics.push(d),
+            }
+        }
+        pairs.sort_by(|a, b| pair_path(a).cmp(pair_path(b)));
+        Ok(label_all(pairs, diagnostics))
+    }
+
+    /// The text a patch expects for `path`: from `base`, else from the index.
+    fn pre_image(
+        &mut self,
+        base: ObjectId,
+        path: &str,
+        file: &patch::FilePatch,
+    ) -> Result<(String, ObjectId)> {
+        let mut tried = Vec::new();
+        let candidates = [self.repo.blob_at(base, path)?, self.repo.index_blob(path)];
+        for blob in candidates.into_iter().flatten() {
+            let bytes = self.repo.blob(blob)?;
+            let text = normalize(&bytes, usize::MAX)
+                .map(|s| s.text)
+                .unwrap_or_default();
+            match file.apply(&text) {
+                Ok(_) => return Ok((text, blob)),
+                Err(reason) => tried.push(reason),
+            }
+        }
+        Err(Error::PatchDoesNotApply {
+            path: path.to_owned(),
+            base: base.to_string(),
+            reason: tried
+                .pop()
+                .unwrap_or_else(|| "the file is neither in that commit nor in the index".into()),
+        })
+    }
+
+    /// Reads and parses a blob once; later calls hit the cache.
+    fn load(&mut self, blob: ObjectId, path: &str) -> Result<Loaded> {
+        let language = Language::from_path(path).expect("only source files are loaded");
+        if let Some(hit) = self.cache.get(&(blob, language)) {
+            self.stats.cache_hits += 1;
+            return Ok(hit);
+        }
+        let size = self.repo.blob_size(blob)?;
+        let loaded = if size > self.options.max_file_size as u64 {
+            Err(Unreadable::TooLarge {
+                size: size as usize,
+                limit: self.options.max_file_size,
+            })
+        } else {
+            let bytes = self.repo.blob(blob)?;
+            match normalize(&bytes, self.options.max_file_size) {
+                Ok(source) => {
+                    self.stats.blobs_parsed += 1;
+                    self.stats.bytes_parsed += source.text.len() as u64;
+                    let symbols = self.extractor.extract(language, &source.text);
+                    Ok(Arc::new(ParsedBlob {
+                        text: source.text,
+                        symbols,
+                        lossy: source.lossy,
+                    }))
+                }
+                Err(why) => Err(why),
+            }
+        };
+        self.cache.insert((blob, language), loaded.clone());
+        Ok(loaded)
+    }
+}
+
+fn version(side: &Option<Side>) -> Option<FileVersion<'_>> {
+    side.as_ref().map(|s| FileVersion {
+        path: s.path.as_str(),
+        symbols: &s.blob.symbols,
+    })
+}
+
+fn pair_path(pair: &(Option<Side>, Option<Side>)) -> &str {
+    pair.1
+        .as_ref()
+        .or(pair.0.as_ref())
+        .map(|s| s.path.as_str())
+        .unwrap_or("")
+}
+
+fn unreadable(path: &str, why: &Unreadable) -> Diagnostic {
+    Diagnostic {
+        path: path.to_owned(),
+        problem: match why {
+            Unreadable::Binary => Problem::Binary,
+            Unreadable::TooLarge { .. } => Problem::TooLarge,
+        },
+        detail: Some(why.to_string()),
+    }
+}
+
+/// Keeps source sides only and splits a change of language (x.cs → x.rs)
+/// into a deletion and an addition.
+fn split_language_changes(files: Vec<FileChange>) -> Vec<FileChange> {
+    let mut out = Vec::with_capacity(files.len());
+    for change in files {
+        let old = change
+            .old
+            .filter(|s| Language::from_path(&s.path).is_some());
+        let new = change
+            .new
+            .filter(|s| Language::from_path(&s.path).is_some());
+        match (old, new) {
+            (None, None) => {}
+            (Some(o), Some(n)) if Language::from_path(&o.path) != Language::from_path(&n.path) => {
+                out.push(FileChange {
+                    old: Some(o),
+                    new: None,
+                });
+                out.push(FileChange {
+                    old: None,
+                    new: Some(n),
+                });
+            }
+            (old, new) => out.push(FileChange { old, new }),
+        }
+    }
+    out
+}
+
+/// Labels every file pair (in diff order), matches cross-file moves and keeps
+/// what is not UNCHANGED, sorted for the note.
+fn label_all(
+    pairs: Vec<(Option<Side>, Option<Side>)>,
+    mut diagnostics: Vec<Diagnostic>,
+) -> TreeDiff {
+    let mut hunks: Vec<Vec<LineChange>> = Vec::with_capacity(pairs.len());
+    for (old, new) in &pairs {
+        hunks.push(match (old, new) {
+            (Some(o), Some(n)) if o.path == n.path => diff_lines(&o.blob.text, &n.blob.text),
+            _ => Vec::new(),
+        });
+        if let Some(n) = new {
+            if n.blob.symbols.has_parse_errors {
+                diagnostics.push(Diagnostic {
+                    path: n.path.clone(),
+                    problem: Problem::ParseErrors,
+                    detail: None,
+                });
+            }
+            if n.blob.lossy {
+                diagnostics.push(Diagnostic {
+                    path: n.path.clone(),
+                    problem: Problem::InvalidUtf8,
+                    detail: None,
+                });
+            }
+        }
+    }
+    let mut labeled: Vec<Labeled<'_>> = Vec::new();
+    for ((old, new), changes) in pairs.iter().zip(&hunks) {
+        labeled.extend(delta::label_file(version(old), version(new), changes));
+    }
+    delta::match_moves(&mut labeled);
+    let mut deltas: Vec<SymbolDelta> = labeled
+        .iter()
+        .filter(|l| l.status != Status::Unchanged)
+        .map(Labeled::to_delta)
+        .collect();
+    delta::sort_deltas(&mut deltas);
+    diagnostics.sort_by(|a, b| (&a.path, a.problem as u8).cmp(&(&b.path, b.problem as u8)));
+    diagnostics.dedup();
+    TreeDiff {
+        deltas,
+        diagnostics,
+    }
+}
+
+/// Parsed blobs by (blob id, language), evicting the least recently used half
+/// when the text they hold passes the byte budget.
+struct BlobCache {
+    entries: HashMap<(ObjectId, Language), (Loaded, u64)>,
+    clock: u64,
+    bytes: usize,
+    budget: usize,
+}
+
+impl BlobCache {
+    fn new(budget: usize) -> BlobCache {
+        BlobCache {
+            entries: HashMap::new(),
+            clock: 0,
+            bytes: 0,
+            budget,
+        }
+    }
+
+    fn get(&mut self, key: &(ObjectId, Language)) -> Option<Loaded> {
+        self.clock += 1;
+        let clock = self.clock;
+        self.entries.get_mut(key).map(|(value, used)| {
+            *used = clock;
+            value.clone()
+        })
+    }
+
+    fn insert(&mut self, key: (ObjectId, Language), value: Loaded) {
+        self.clock += 1;
+        self.bytes += weight(&value);
+        self.entries.insert(key, (value, self.clock));
+        if self.bytes > self.budget && self.entries.len() > 1 {
+            let mut ages: Vec<u64> = self.entries.values().map(|(_, used)| *used).collect();
+            ages.sort_unstable();
+            let cutoff = ages[ages.len() / 2];
+            self.entries.retain(|_, (_, used)| *used >= cutoff);
+            self.bytes = self.entries.values().map(|(v, _)| weight(v)).sum();
+        }
+    }
+}
+
+fn weight(value: &Loaded) -> usize {
+    match value {
+        Ok(blob) => blob.text.len() + blob.symbols.symbols.len() * 160,
+        Err(_) => 64,
+    }
+}

@@ -1,0 +1,390 @@
+//! Repository access through gix: revisions, commits, tree diffs with rename
+//! detection, and blobs.
+//!
+//! Only this module knows gix; the rest of the core sees plain ids, paths and
+//! bytes.
+
+pub mod hunks;
+pub mod patch;
+
+use gix::bstr::ByteSlice;
+use gix::object::tree::EntryKind;
+use gix::ObjectId;
+
+use crate::error::{Error, GitContext, Result};
+
+/// A repository opened for reading.
+pub struct Repo {
+    repo: gix::Repository,
+}
+
+/// What the core needs to know about a commit.
+#[derive(Debug, Clone)]
+pub struct CommitInfo {
+    pub id: ObjectId,
+    pub tree: ObjectId,
+    pub parents: Vec<ObjectId>,
+    pub author: String,
+    /// Author time, seconds since the epoch.
+    pub time: i64,
+    /// Author time as RFC 3339 with its original offset.
+    pub date: String,
+    pub subject: String,
+}
+
+/// One side of a changed file: its path and blob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSide {
+    pub path: String,
+    pub blob: ObjectId,
+}
+
+/// A changed file. Both sides present: modified (same path) or renamed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub old: Option<FileSide>,
+    pub new: Option<FileSide>,
+}
+
+impl FileChange {
+    /// The path on the side that exists, new side first (git's diff order key).
+    pub fn path(&self) -> &str {
+        self.new
+            .as_ref()
+            .or(self.old.as_ref())
+            .map(|s| s.path.as_str())
+            .unwrap_or("")
+    }
+}
+
+/// An empty side of a range means HEAD.
+fn or_head(rev: &str) -> &str {
+    if rev.is_empty() {
+        "HEAD"
+    } else {
+        rev
+    }
+}
+
+/// What `show` looks at: one commit, or the net change between two trees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Commit(ObjectId),
+    /// `A..B`: tree A against tree B; `A...B`: their merge base against B.
+    Range {
+        base: ObjectId,
+        head: ObjectId,
+    },
+}
+
+impl Repo {
+    /// Resolves `REV`, `A..B` or `A...B` (an empty side means HEAD).
+    pub fn resolve_target(&self, spec: &str) -> Result<Target> {
+        if let Some((a, b)) = spec.split_once("...") {
+            let (a, b) = (
+                self.resolve_commit(or_head(a))?,
+                self.resolve_commit(or_head(b))?,
+            );
+            let base = self
+                .merge_base(a, b)?
+                .ok_or_else(|| Error::UnknownRevision {
+                    rev: spec.to_owned(),
+                    reason: "the two commits have no common ancestor".into(),
+                })?;
+            return Ok(Target::Range { base, head: b });
+        }
+        if let Some((a, b)) = spec.split_once("..") {
+            return Ok(Target::Range {
+                base: self.resolve_commit(or_head(a))?,
+                head: self.resolve_commit(or_head(b))?,
+            });
+        }
+        Ok(Target::Commit(self.resolve_commit(spec)?))
+    }
+
+    /// Opens the repository containing `path` (like git, searching upwards).
+    pub fn discover(path: &std::path::Path) -> Result<Repo> {
+        let mut repo = gix::discover(path).map_err(|e| Error::OpenRepository {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+        repo.object_cache_size_if_unset(64 * 1024 * 1024);
+        Ok(Repo { repo })
+    }
+
+    pub fn gix(&self) -> &gix::Repository {
+        &self.repo
+    }
+
+    /// An integer from git config (`diffidx.maxFileSize`, ...), with git's
+    /// `k`/`m`/`g` suffixes.
+    pub fn config_integer(&self, key: &str) -> Option<i64> {
+        self.repo.config_snapshot().integer(key)
+    }
+
+    /// A string from git config.
+    pub fn config_string(&self, key: &str) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|s| s.to_str_lossy().into_owned())
+    }
+
+    /// The `.git` directory.
+    pub fn git_dir(&self) -> &std::path::Path {
+        self.repo.git_dir()
+    }
+
+    /// Resolves a revision to a commit id.
+    pub fn resolve_commit(&self, rev: &str) -> Result<ObjectId> {
+        if rev == "HEAD" && self.repo.head_id().is_err() {
+            let unborn = self.repo.head().map(|h| h.is_unborn()).unwrap_or(false);
+            if unborn {
+                return Err(Error::EmptyRepository);
+            }
+        }
+        let id = self
+            .repo
+            .rev_parse_single(rev)
+            .map_err(|e| Error::UnknownRevision {
+                rev: rev.to_owned(),
+                reason: e.to_string(),
+            })?;
+        let object = id.object().map_err(|e| Error::UnknownRevision {
+            rev: rev.to_owned(),
+            reason: e.to_string(),
+        })?;
+        let commit = object
+            .peel_to_commit()
+            .map_err(|_| Error::UnknownRevision {
+                rev: rev.to_owned(),
+                reason: "it does not name a commit".into(),
+            })?;
+        Ok(commit.id)
+    }
+
+    /// Reads a commit's metadata.
+    pub fn commit(&self, id: ObjectId) -> Result<CommitInfo> {
+        let commit = self.repo.find_commit(id).map_err(|e| Error::Object {
+            id: id.to_string(),
+            reason: e.to_string(),
+        })?;
+        let decoded = commit.decode().map_err(|e| Error::Object {
+            id: id.to_string(),
+            reason: e.to_string(),
+        })?;
+        let author = decoded.author().map_err(|e| Error::Object {
+            id: id.to_string(),
+            reason: e.to_string(),
+        })?;
+        let time = author.time().unwrap_or_default();
+        let subject = decoded.message().summary().to_str_lossy().into_owned();
+        Ok(CommitInfo {
+            id,
+            tree: decoded.tree(),
+            parents: decoded.parents().collect(),
+            author: author.name.to_str_lossy().into_owned(),
+            time: time.seconds,
+            date: rfc3339(time.seconds, time.offset),
+            subject,
+        })
+    }
+
+    /// The first parent of `commit`, checked to be present (shallow clones).
+    pub fn parent_commit(&self, commit: &CommitInfo, index: usize) -> Result<Option<CommitInfo>> {
+        let Some(&parent) = commit.parents.get(index) else {
+            return Ok(None);
+        };
+        if !self.repo.has_object(parent) {
+            return Err(Error::MissingParent {
+                commit: commit.id.to_string(),
+                parent: parent.to_string(),
+            });
+        }
+        self.commit(parent).map(Some)
+    }
+
+    /// The best common ancestor of two commits.
+    pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>> {
+        let base = self
+            .repo
+            .merge_base(a, b)
+            .context(|| format!("cannot compute the merge base of {a} and {b}"))?;
+        Ok(base.map(|id| id.detach()))
+    }
+
+    /// Changed source files between two trees, with git's default rename
+    /// detection (50% similarity, no copies). Symlinks and submodules are
+    /// ignored; a side that is not a regular file counts as absent. Sorted by
+    /// path, the order every later step calls "diff order".
+    pub fn changed_files(&self, old: Option<ObjectId>, new: ObjectId) -> Result<Vec<FileChange>> {
+        let old_tree = match old {
+            Some(id) => Some(self.find_tree(id)?),
+            None => None,
+        };
+        let new_tree = self.find_tree(new)?;
+        let options =
+            gix::diff::Options::default().with_rewrites(Some(gix::diff::Rewrites::default()));
+        let changes = self
+            .repo
+            .diff_tree_to_tree(old_tree.as_ref(), &new_tree, options)
+            .context(|| {
+                format!(
+                    "cannot diff tree {} against {new}",
+                    old.map(|o| o.to_string())
+                        .unwrap_or_else(|| "the empty tree".into())
+                )
+            })?;
+        use gix::object::tree::diff::ChangeDetached as C;
+        let side = |path: &gix::bstr::BStr, mode: gix::object::tree::EntryMode, id: ObjectId| {
+            matches!(mode.kind(), EntryKind::Blob | EntryKind::BlobExecutable).then(|| FileSide {
+                path: path.to_str_lossy().into_owned(),
+                blob: id,
+            })
+        };
+        let mut files: Vec<FileChange> = changes
+            .into_iter()
+            .filter_map(|change| {
+                let file = match change {
+                    C::Addition {
+                        location,
+                        entry_mode,
+                        id,
+                        ..
+                    } => FileChange {
+                        old: None,
+                        new: side(location.as_ref(), entry_mode, id),
+                    },
+                    C::Deletion {
+                        location,
+                        entry_mode,
+                        id,
+                        ..
+                    } => FileChange {
+                        old: side(location.as_ref(), entry_mode, id),
+                        new: None,
+                    },
+                    C::Modification {
+                        location,
+                        previous_entry_mode,
+                        previous_id,
+                        entry_mode,
+                        id,
+                    } => FileChange {
+                        old: side(location.as_ref(), previous_entry_mode, previous_id),
+                        new: side(location.as_ref(), entry_mode, id),
+                    },
+                    C::Rewrite {
+                        source_location,
+                        source_entry_mode,
+                        source_id,
+                        entry_mode,
+                        id,
+                        location,
+                        copy,
+                        ..
+                    } => FileChange {
+                        old: (!copy)
+                            .then(|| side(source_location.as_ref(), source_entry_mode, source_id))
+                            .flatten(),
+                        new: side(location.as_ref(), entry_mode, id),
+                    },
+                };
+                (file.old.is_some() || file.new.is_some()).then_some(file)
+            })
+            .collect();
+        files.sort_by(|a, b| a.path().cmp(b.path()));
+        Ok(files)
+    }
+
+    fn find_tree(&self, id: ObjectId) -> Result<gix::Tree<'_>> {
+        let object = self.repo.find_object(id).map_err(|e| Error::Object {
+            id: id.to_string(),
+            reason: e.to_string(),
+        })?;
+        object.peel_to_tree().map_err(|e| Error::Object {
+            id: id.to_string(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// The size of a blob, without reading it.
+    pub fn blob_size(&self, id: ObjectId) -> Result<u64> {
+        let header = self.repo.find_header(id).map_err(|e| Error::Object {
+            id: id.to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(header.size())
+    }
+
+    /// The content of a blob.
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+        let blob = self.repo.find_blob(id).map_err(|e| Error::Object {
+            id: id.to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(blob.detach().data)
+    }
+
+    /// The blob at `path` in a commit's tree, if it is a regular file.
+    pub fn blob_at(&self, commit: ObjectId, path: &str) -> Result<Option<ObjectId>> {
+        let tree = self.find_tree(commit)?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .context(|| format!("cannot look up {path} in {commit}"))?;
+        Ok(entry.and_then(|e| {
+            matches!(e.mode().kind(), EntryKind::Blob | EntryKind::BlobExecutable)
+                .then(|| e.object_id())
+        }))
+    }
+
+    /// The blob staged for `path` in the index, if any.
+    pub fn index_blob(&self, path: &str) -> Option<ObjectId> {
+        let index = self.repo.index_or_empty().ok()?;
+        index.entry_by_path(path.into()).map(|e| e.id)
+    }
+}
+
+/// Formats seconds and an offset (seconds east of UTC) as RFC 3339.
+pub fn rfc3339(seconds: i64, offset: i32) -> String {
+    let local = seconds + offset as i64;
+    let days = local.div_euclid(86_400);
+    let secs = local.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let sign = if offset < 0 { '-' } else { '+' };
+    let off = offset.unsigned_abs();
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60,
+        off / 3600,
+        off % 3600 / 60
+    )
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339;
+
+    #[test]
+    fn formats_dates_with_offsets() {
+        assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00+00:00");
+        assert_eq!(rfc3339(1_700_000_000, 3600), "2023-11-14T23:13:20+01:00");
+        assert_eq!(rfc3339(951_782_400, -18_000), "2000-02-28T19:00:00-05:00");
+    }
+}

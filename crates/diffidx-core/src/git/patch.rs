@@ -1,0 +1,212 @@
+//! Unified diffs that arrive as text (`git diff | git diffidx show --patch -`).
+//!
+//! The text is parsed by `unidiff`, never by hand; this module only turns its
+//! hunks into [`LineChange`]s and rebuilds the post-image from a pre-image.
+
+use super::hunks::LineChange;
+use crate::error::{Error, Result};
+
+/// One file of a patch.
+#[derive(Debug, Clone)]
+pub struct FilePatch {
+    /// `None` for an added file.
+    pub old_path: Option<String>,
+    /// `None` for a deleted file.
+    pub new_path: Option<String>,
+    hunks: Vec<unidiff::Hunk>,
+}
+
+/// Parses unified diff text.
+pub fn parse(text: &str) -> Result<Vec<FilePatch>> {
+    let mut set = unidiff::PatchSet::new();
+    set.parse(text).map_err(|e| Error::Patch(e.to_string()))?;
+    if set.is_empty() && !text.trim().is_empty() {
+        return Err(Error::Patch(
+            "no file with hunks found (expected `---`/`+++` headers and `@@` hunks)".into(),
+        ));
+    }
+    Ok(set
+        .files()
+        .iter()
+        .map(|file| {
+            let strip_prefixes =
+                file.source_file.starts_with("a/") || file.target_file.starts_with("b/");
+            let path = |raw: &str, prefix: &str| -> Option<String> {
+                if raw == "/dev/null" {
+                    return None;
+                }
+                Some(match raw.strip_prefix(prefix) {
+                    Some(rest) if strip_prefixes => rest.to_owned(),
+                    _ => raw.to_owned(),
+                })
+            };
+            FilePatch {
+                old_path: path(&file.source_file, "a/"),
+                new_path: path(&file.target_file, "b/"),
+                hunks: file.hunks().to_vec(),
+            }
+        })
+        .collect())
+}
+
+impl FilePatch {
+    /// The changed lines of each block of `+`/`-` lines.
+    pub fn line_changes(&self) -> Vec<LineChange> {
+        let mut changes = Vec::new();
+        for hunk in &self.hunks {
+            let mut old_line = hunk.source_start.max(1) as u32;
+            let mut new_line = hunk.target_start.max(1) as u32;
+            let mut block: Option<(u32, u32)> = None;
+            for line in hunk.lines() {
+                let (is_removed, is_added) = (line.is_removed(), line.is_added());
+                if (is_removed || is_added) && block.is_none() {
+                    block = Some((old_line, new_line));
+                }
+                if !(is_removed || is_added) {
+                    if let Some((o, n)) = block.take() {
+                        changes.push(LineChange {
+                            old: o..old_line,
+                            new: n..new_line,
+                        });
+                    }
+                }
+                if is_removed || line.is_context() {
+                    old_line += 1;
+                }
+                if is_added || line.is_context() {
+                    new_line += 1;
+                }
+            }
+            if let Some((o, n)) = block {
+                changes.push(LineChange {
+                    old: o..old_line,
+                    new: n..new_line,
+                });
+            }
+        }
+        changes
+    }
+
+    /// Rebuilds the post-image from the pre-image, checking every context and
+    /// removed line against it. Errors name the first line that differs.
+    pub fn apply(&self, pre_image: &str) -> std::result::Result<String, String> {
+        let pre: Vec<&str> = pre_image.split_inclusive('\n').collect();
+        let mut out = String::with_capacity(pre_image.len());
+        let mut next = 0usize; // index into `pre` of the next line not yet copied
+        for hunk in &self.hunks {
+            let start = hunk.source_start.saturating_sub(1);
+            // A pure insertion at `-N,0` goes after line N.
+            let start = if hunk.source_length == 0 {
+                hunk.source_start
+            } else {
+                start
+            };
+            if start < next || start > pre.len() {
+                return Err(format!(
+                    "hunk at line {} is out of order or past the end",
+                    hunk.source_start
+                ));
+            }
+            for line in &pre[next..start] {
+                out.push_str(line);
+            }
+            next = start;
+            for line in hunk.lines() {
+                if line.is_added() {
+                    out.push_str(&line.value);
+                    out.push('\n');
+                    continue;
+                }
+                if !(line.is_removed() || line.is_context()) {
+                    continue;
+                }
+                let Some(actual) = pre.get(next) else {
+                    return Err(format!("line {} is past the end of the file", next + 1));
+                };
+                if actual.trim_end_matches('\n') != line.value {
+                    return Err(format!(
+                        "line {} is {:?}, the patch expects {:?}",
+                        next + 1,
+                        actual.trim_end_matches('\n'),
+                        line.value
+                    ));
+                }
+                if line.is_context() {
+                    out.push_str(actual);
+                }
+                next += 1;
+            }
+        }
+        for line in &pre[next.min(pre.len())..] {
+            out.push_str(line);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PATCH: &str = "diff --git a/src/a.rs b/src/a.rs
+index 1111111..2222222 100644
+--- a/src/a.rs
++++ b/src/a.rs
+@@ -1,4 +1,5 @@
+ fn a() {}
+-fn b() {}
++fn b() { 1 }
++fn c() {}
+ fn d() {}
+ fn e() {}
+diff --git a/new.cs b/new.cs
+new file mode 100644
+--- /dev/null
++++ b/new.cs
+@@ -0,0 +1 @@
++class N {}
+";
+
+    #[test]
+    fn parses_files_and_changed_lines() {
+        let files = parse(PATCH).unwrap();
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0].old_path.as_deref(), Some("src/a.rs"));
+        assert_eq!(files[0].new_path.as_deref(), Some("src/a.rs"));
+        assert_eq!(
+            files[0].line_changes(),
+            [LineChange {
+                old: 2..3,
+                new: 2..4
+            }]
+        );
+        assert_eq!(files[1].old_path, None);
+        assert_eq!(files[1].new_path.as_deref(), Some("new.cs"));
+    }
+
+    #[test]
+    fn rebuilds_the_post_image() {
+        let files = parse(PATCH).unwrap();
+        let pre = "fn a() {}\nfn b() {}\nfn d() {}\nfn e() {}\nfn f() {}\n";
+        assert_eq!(
+            files[0].apply(pre).unwrap(),
+            "fn a() {}\nfn b() { 1 }\nfn c() {}\nfn d() {}\nfn e() {}\nfn f() {}\n"
+        );
+        assert_eq!(files[1].apply("").unwrap(), "class N {}\n");
+    }
+
+    #[test]
+    fn refuses_a_pre_image_that_does_not_match() {
+        let files = parse(PATCH).unwrap();
+        let err = files[0]
+            .apply("fn a() {}\nfn x() {}\nfn d() {}\nfn e() {}\n")
+            .unwrap_err();
+        assert!(err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        assert!(parse("this is not a diff\n").is_err());
+        assert!(parse("").unwrap().is_empty());
+    }
+}

@@ -1,0 +1,276 @@
+//! `git diffidx show` behaviour beyond single fixtures: determinism, ranges,
+//! merges, patches, limits and errors.
+
+mod common;
+
+use common::{summarize, TestRepo};
+
+const CLASS_V1: &str =
+    "namespace N\n{\n    class C\n    {\n        void A() { }\n        void B() { }\n    }\n}\n";
+const CLASS_V2: &str = "namespace N\n{\n    class C\n    {\n        void A() { Run(); }\n        void B() { }\n    }\n}\n";
+const CLASS_V3: &str = "namespace N\n{\n    class C\n    {\n        void A() { Run(); }\n        void B() { Stop(); }\n    }\n}\n";
+
+fn repo_with_history() -> (TestRepo, Vec<String>) {
+    let mut repo = TestRepo::new();
+    repo.write("C.cs", CLASS_V1);
+    let c1 = repo.commit("v1");
+    repo.write("C.cs", CLASS_V2);
+    let c2 = repo.commit("v2");
+    repo.write("C.cs", CLASS_V3);
+    let c3 = repo.commit("v3");
+    (repo, vec![c1, c2, c3])
+}
+
+#[test]
+fn json_is_deterministic_and_sorted() {
+    let (repo, commits) = repo_with_history();
+    let a = repo.ok(&["show", "--json", &commits[2]]);
+    let b = repo.ok(&["show", "--json", &commits[2]]);
+    assert_eq!(a, b);
+    let note: serde_json::Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(note["v"], 1);
+    assert_eq!(note["commit"], commits[2].as_str());
+    assert_eq!(note["parent"], commits[1].as_str());
+    assert!(note["tool"].as_str().unwrap().starts_with("diffidx "));
+    let deltas = note["deltas"].as_array().unwrap();
+    let keys: Vec<(String, u64, String)> = deltas
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_owned(),
+                d["start_line"].as_u64().unwrap(),
+                d["id"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+    // The method's parent is the class, by id.
+    let class_id = deltas.iter().find(|d| d["kind"] == "class").unwrap()["id"].clone();
+    let method = deltas.iter().find(|d| d["kind"] == "method").unwrap();
+    assert_eq!(method["parent_id"], class_id);
+    assert_eq!(method["content_hash"].as_str().unwrap().len(), 64);
+}
+
+#[test]
+fn range_is_the_net_change_between_trees() {
+    let (repo, commits) = repo_with_history();
+    let range = format!("{}..{}", commits[0], commits[2]);
+    assert_eq!(
+        summarize(&repo.ok(&["show", "--json", &range])),
+        [
+            "MODIFIED namespace N C.cs:1-8",
+            "MODIFIED class N.C C.cs:3-7",
+            "MODIFIED method N.C.A() C.cs:5-5",
+            "MODIFIED method N.C.B() C.cs:6-6",
+        ]
+    );
+    // A change undone within the range is no change at all.
+    let mut repo = repo;
+    repo.write("C.cs", CLASS_V1);
+    let c4 = repo.commit("revert");
+    let range = format!("{}..{}", commits[0], c4);
+    assert!(summarize(&repo.ok(&["show", "--json", &range])).is_empty());
+}
+
+#[test]
+fn three_dot_range_starts_at_the_merge_base() {
+    let (mut repo, commits) = repo_with_history();
+    repo.git(&["checkout", "-q", "-b", "feature", &commits[1]]);
+    repo.write("D.cs", "class D { void E() { } }\n");
+    repo.commit("feature");
+    // main moved on (v3 changed B); the PR view shows only the feature's change.
+    let out = repo.ok(&["show", "--json", "main...feature"]);
+    assert_eq!(
+        summarize(&out),
+        ["ADDED class D D.cs:1-1", "ADDED method D.E() D.cs:1-1"]
+    );
+    let note: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(note["parent"], commits[1].as_str());
+}
+
+#[test]
+fn merge_commits_add_only_their_own_resolutions() {
+    let mut repo = TestRepo::new();
+    repo.write("A.cs", "class A { void One() { } }\n");
+    repo.write("B.cs", "class B { void Two() { } }\n");
+    repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("B.cs", "class B { void Two() { Side(); } }\n");
+    repo.commit("side edit");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("A.cs", "class A { void One() { Main(); } }\n");
+    repo.commit("main edit");
+    repo.git(&["merge", "-q", "--no-edit", "--no-ff", "side"]);
+    assert!(summarize(&repo.ok(&["show", "--json"])).is_empty());
+
+    // An "evil" merge that changes a symbol neither parent had keeps that change.
+    repo.git(&["checkout", "-q", "-b", "side2", "HEAD~1"]);
+    repo.write(
+        "A.cs",
+        "class A { void One() { Main(); } void Three() { } }\n",
+    );
+    repo.commit("side2");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--no-commit", "--no-ff", "side2"]);
+    repo.write("B.cs", "class B { void Two() { Resolved(); } }\n");
+    repo.commit("evil merge");
+    let mut summary = summarize(&repo.ok(&["show", "--json"]));
+    summary.sort();
+    assert_eq!(
+        summary,
+        [
+            "MODIFIED class B B.cs:1-1",
+            "MODIFIED method B.Two() B.cs:1-1"
+        ]
+    );
+}
+
+#[test]
+fn patch_from_stdin_labels_like_a_commit() {
+    let (mut repo, _) = repo_with_history();
+    let v4 = CLASS_V3.replace(
+        "void B() { Stop(); }",
+        "void B() { Stop(); }\n        int D => 1;",
+    );
+    repo.write("C.cs", &v4);
+    repo.write("New.rs", "fn fresh() {}\n");
+    repo.git(&["add", "-N", "New.rs"]);
+    let patch = repo.git(&["diff"]);
+    let from_patch =
+        repo.diffidx_with_stdin(&["show", "--json", "--patch", "-"], Some(patch.as_bytes()));
+    assert!(
+        from_patch.status.success(),
+        "{}",
+        String::from_utf8_lossy(&from_patch.stderr)
+    );
+    let from_patch = String::from_utf8(from_patch.stdout).unwrap();
+    let note: serde_json::Value = serde_json::from_str(&from_patch).unwrap();
+    assert_eq!(note["commit"], serde_json::Value::Null);
+    repo.commit("v4");
+    assert_eq!(
+        summarize(&from_patch),
+        summarize(&repo.ok(&["show", "--json"]))
+    );
+    assert!(summarize(&from_patch).contains(&"ADDED property N.C.D C.cs:7-7".to_string()));
+}
+
+#[test]
+fn patch_that_does_not_apply_is_refused() {
+    let (repo, _) = repo_with_history();
+    let patch =
+        "--- a/C.cs\n+++ b/C.cs\n@@ -5,1 +5,1 @@\n-        void Z() { }\n+        void Y() { }\n";
+    let out = repo.diffidx_with_stdin(&["show", "--patch", "-"], Some(patch.as_bytes()));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("does not apply to C.cs"), "{err}");
+}
+
+#[test]
+fn size_limit_from_flag_and_git_config() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "Big.cs",
+        format!("class Big {{\n{}}}\n", "    int f;\n".repeat(200)),
+    );
+    repo.write("Small.cs", "class Small { }\n");
+    repo.commit("files");
+    let json = repo.ok(&["show", "--json", "--max-file-size", "1000"]);
+    assert_eq!(summarize(&json), ["ADDED class Small Small.cs:1-1"]);
+    assert!(json.contains("\"problem\":\"too_large\""));
+    repo.git(&["config", "diffidx.maxFileSize", "1k"]);
+    let json = repo.ok(&["show", "--json"]);
+    assert!(
+        json.contains("\"path\":\"Big.cs\",\"problem\":\"too_large\""),
+        "{json}"
+    );
+    repo.git(&["config", "--unset", "diffidx.maxFileSize"]);
+    assert!(!repo.ok(&["show", "--json"]).contains("too_large"));
+}
+
+#[test]
+fn symlinks_and_submodules_are_ignored() {
+    let mut repo = TestRepo::new();
+    repo.write("Real.cs", "class Real { }\n");
+    std::os::unix::fs::symlink("Real.cs", repo.path().join("Link.cs")).unwrap();
+    // A gitlink entry, as a submodule leaves in the tree.
+    let sha = repo.commit("real and link");
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{sha},Sub.cs"),
+    ]);
+    repo.git(&["commit", "-q", "-m", "submodule"]);
+    assert!(summarize(&repo.ok(&["show", "--json"])).is_empty());
+    assert_eq!(
+        summarize(&repo.ok(&["show", "--json", "HEAD~1"])),
+        ["ADDED class Real Real.cs:1-1"]
+    );
+}
+
+#[test]
+fn errors_say_what_failed_and_exit_with_the_right_code() {
+    let (repo, _) = repo_with_history();
+    let out = repo.diffidx(&["show", "no-such-branch"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown revision 'no-such-branch'"));
+
+    let out = repo.diffidx(&["show", "--bogus-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+
+    let empty = TestRepo::new();
+    let out = empty.diffidx(&["show"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no commits yet"));
+
+    let not_a_repo = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(common::bin())
+        .args(["-C", not_a_repo.path().to_str().unwrap(), "show"])
+        .env(
+            "GIT_CEILING_DIRECTORIES",
+            not_a_repo.path().parent().unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open a git repository"));
+}
+
+#[test]
+fn shallow_clone_with_missing_parent_explains_itself() {
+    let (repo, _) = repo_with_history();
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", repo.path().display());
+    let status = std::process::Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &url,
+            clone.path().to_str().unwrap(),
+        ])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = std::process::Command::new(common::bin())
+        .args(["-C", clone.path().to_str().unwrap(), "show"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("shallow clone"), "{err}");
+    assert!(err.contains("git fetch --deepen"), "{err}");
+}
+
+#[test]
+fn colors_only_when_asked_or_on_a_terminal() {
+    let (repo, _) = repo_with_history();
+    let plain = repo.ok(&["show"]);
+    assert!(!plain.contains('\x1b'));
+    let colored = repo.ok(&["show", "--color", "always"]);
+    assert!(colored.contains("\x1b[1;33mMODIFIED"));
+}
