@@ -14,7 +14,7 @@ use crate::delta::{self, FileVersion, Labeled, Status, SymbolDelta};
 use crate::error::{Error, Result};
 use crate::git::hunks::{diff_lines, LineChange};
 use crate::git::{patch, CommitInfo, FileChange, Repo};
-use crate::lang::{Extractor, Language};
+use crate::lang::{Extractor, Language, ParseState};
 use crate::note::{tool_name, Diagnostic, NoteDocument, Problem, NOTE_VERSION};
 use crate::source::{normalize, Unreadable};
 use crate::symbol::FileSymbols;
@@ -44,12 +44,13 @@ pub struct TreeDiff {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// A parsed blob: its normalized text (for line diffs) and symbols.
-#[derive(Debug)]
+/// A parsed blob: its normalized text (for line diffs), symbols, and the
+/// parse state its successor version is reparsed from.
 pub struct ParsedBlob {
     pub text: String,
     pub symbols: FileSymbols,
     pub lossy: bool,
+    state: Option<ParseState>,
 }
 
 type Loaded = std::result::Result<Arc<ParsedBlob>, Unreadable>;
@@ -121,7 +122,7 @@ impl<'r> SymbolDiffer<'r> {
         let mut diagnostics = Vec::new();
         for change in split_language_changes(files) {
             let old = match &change.old {
-                Some(side) => match self.load(side.blob, &side.path)? {
+                Some(side) => match self.load(side.blob, &side.path, None)? {
                     Ok(blob) => Some(Side {
                         path: side.path.clone(),
                         blob,
@@ -133,8 +134,9 @@ impl<'r> SymbolDiffer<'r> {
                 },
                 None => None,
             };
+            let base = old.as_ref().map(|o| Arc::clone(&o.blob));
             let new = match &change.new {
-                Some(side) => match self.load(side.blob, &side.path)? {
+                Some(side) => match self.load(side.blob, &side.path, base.as_deref())? {
                     Ok(blob) => Some(Side {
                         path: side.path.clone(),
                         blob,
@@ -191,6 +193,7 @@ impl<'r> SymbolDiffer<'r> {
                         text: source.text,
                         symbols,
                         lossy: source.lossy,
+                        state: None,
                     }),
                 })
             };
@@ -246,8 +249,9 @@ impl<'r> SymbolDiffer<'r> {
         })
     }
 
-    /// Reads and parses a blob once; later calls hit the cache.
-    fn load(&mut self, blob: ObjectId, path: &str) -> Result<Loaded> {
+    /// Reads and parses a blob once; later calls hit the cache. With `base`
+    /// (the file's previous version) the parse is incremental.
+    fn load(&mut self, blob: ObjectId, path: &str, base: Option<&ParsedBlob>) -> Result<Loaded> {
         let language = Language::from_path(path).expect("only source files are loaded");
         if let Some(hit) = self.cache.get(&(blob, language)) {
             self.stats.cache_hits += 1;
@@ -265,11 +269,15 @@ impl<'r> SymbolDiffer<'r> {
                 Ok(source) => {
                     self.stats.blobs_parsed += 1;
                     self.stats.bytes_parsed += source.text.len() as u64;
-                    let symbols = self.extractor.extract(language, &source.text);
+                    let base = base.and_then(|b| b.state.as_ref().map(|s| (s, b.text.as_str())));
+                    let extracted =
+                        self.extractor
+                            .extract_incremental(language, &source.text, base);
                     Ok(Arc::new(ParsedBlob {
                         text: source.text,
-                        symbols,
+                        symbols: extracted.symbols,
                         lossy: source.lossy,
+                        state: extracted.state,
                     }))
                 }
                 Err(why) => Err(why),
@@ -427,7 +435,10 @@ impl BlobCache {
 
 fn weight(value: &Loaded) -> usize {
     match value {
-        Ok(blob) => blob.text.len() + blob.symbols.symbols.len() * 160,
+        Ok(blob) => {
+            let tree = blob.state.as_ref().map_or(0, |s| s.weight(blob.text.len()));
+            blob.text.len() + blob.symbols.symbols.len() * 160 + tree
+        }
         Err(_) => 64,
     }
 }

@@ -232,7 +232,19 @@ impl Extractor {
 
     /// Parses normalized source text and extracts its symbols.
     pub fn extract(&mut self, language: Language, source: &str) -> FileSymbols {
-        self.extract_inner(language, source, false).0
+        self.extract_inner(language, source, None, false).symbols
+    }
+
+    /// Like [`Extractor::extract`], but reparses incrementally from an earlier
+    /// version of the file (its parse state and source text), and
+    /// returns the tree for the next version. Same result as a full parse.
+    pub fn extract_incremental(
+        &mut self,
+        language: Language,
+        source: &str,
+        base: Option<(&ParseState, &str)>,
+    ) -> Extracted {
+        self.extract_inner(language, source, base, false)
     }
 
     /// Like [`Extractor::extract`], with each symbol's normalized text (for
@@ -242,15 +254,17 @@ impl Extractor {
         language: Language,
         source: &str,
     ) -> (FileSymbols, Vec<String>) {
-        self.extract_inner(language, source, true)
+        let extracted = self.extract_inner(language, source, None, true);
+        (extracted.symbols, extracted.texts)
     }
 
     fn extract_inner(
         &mut self,
         language: Language,
         source: &str,
+        base: Option<(&ParseState, &str)>,
         with_text: bool,
-    ) -> (FileSymbols, Vec<String>) {
+    ) -> Extracted {
         let spec = language.spec();
         let pre = match spec.preprocess {
             Some(preprocess) => preprocess(source),
@@ -263,16 +277,93 @@ impl Extractor {
             .parsers
             .get_mut(&language)
             .expect("parser per language");
-        let Some(tree) = parser.parse(pre.parse_text.as_bytes(), None) else {
+        let parse_text = pre.parse_text.as_ref();
+        let edited = base.map(|(state, old_source)| {
+            let mut tree = state.tree.clone();
+            tree.edit(&edit_between(state.parse_text(old_source), parse_text));
+            tree
+        });
+        let Some(tree) = parser.parse(parse_text.as_bytes(), edited.as_ref()) else {
             // Only a cancelled or timed-out parse returns None; neither is set.
-            let failed = FileSymbols {
-                symbols: Vec::new(),
-                has_parse_errors: true,
+            return Extracted {
+                symbols: FileSymbols {
+                    symbols: Vec::new(),
+                    has_parse_errors: true,
+                },
+                texts: Vec::new(),
+                state: None,
             };
-            return (failed, Vec::new());
         };
         let table = &self.tables[&language];
-        extract_from_tree(spec, table, &tree, source, &pre, with_text)
+        let (symbols, texts) = extract_from_tree(spec, table, &tree, source, &pre, with_text);
+        let state = ParseState {
+            tree,
+            blanked: match pre.parse_text {
+                std::borrow::Cow::Owned(text) => Some(text),
+                std::borrow::Cow::Borrowed(_) => None,
+            },
+        };
+        Extracted {
+            symbols,
+            texts,
+            state: Some(state),
+        }
+    }
+}
+
+/// What an extraction produced.
+pub struct Extracted {
+    pub symbols: FileSymbols,
+    /// Normalized texts, only when asked for.
+    pub texts: Vec<String>,
+    /// The tree and parsed text, to reparse the next version incrementally.
+    pub state: Option<ParseState>,
+}
+
+/// A parsed file version kept for incremental reparsing.
+pub struct ParseState {
+    tree: Tree,
+    /// The preprocessed text when it differs from the source.
+    blanked: Option<String>,
+}
+
+impl ParseState {
+    fn parse_text<'a>(&'a self, source: &'a str) -> &'a str {
+        self.blanked.as_deref().unwrap_or(source)
+    }
+
+    /// Approximate memory held for a source of `source_len` bytes.
+    pub fn weight(&self, source_len: usize) -> usize {
+        // Syntax trees take several times their text.
+        source_len * 8 + self.blanked.as_ref().map_or(0, String::len)
+    }
+}
+
+/// One edit covering everything between the common prefix and suffix.
+fn edit_between(old: &str, new: &str) -> tree_sitter::InputEdit {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let max_suffix = a.len().min(b.len()) - prefix;
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max_suffix)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let point = |text: &[u8], offset: usize| {
+        let before = &text[..offset];
+        let row = before.iter().filter(|&&c| c == b'\n').count();
+        let column = before.iter().rev().take_while(|&&c| c != b'\n').count();
+        tree_sitter::Point { row, column }
+    };
+    tree_sitter::InputEdit {
+        start_byte: prefix,
+        old_end_byte: a.len() - suffix,
+        new_end_byte: b.len() - suffix,
+        start_position: point(a, prefix),
+        old_end_position: point(a, a.len() - suffix),
+        new_end_position: point(b, b.len() - suffix),
     }
 }
 

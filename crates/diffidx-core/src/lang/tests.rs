@@ -359,3 +359,51 @@ fn syntax_errors_keep_what_parses() {
     assert!(names(Language::CSharp, src).contains(&"method Good.A()".to_string()));
     assert!(!extract(Language::CSharp, "class Fine {}").has_parse_errors);
 }
+
+#[test]
+fn incremental_reparse_equals_a_full_parse() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut pairs = 0;
+    for case in std::fs::read_dir(&fixtures).unwrap() {
+        let case = case.unwrap().path();
+        let (before_dir, after_dir) = (case.join("before"), case.join("after"));
+        if !before_dir.is_dir() {
+            continue;
+        }
+        for file in walk(&after_dir) {
+            let rel = file.strip_prefix(&after_dir).unwrap();
+            let (Some(language), Ok(old), Ok(new)) = (
+                Language::from_path(&rel.to_string_lossy()),
+                std::fs::read_to_string(before_dir.join(rel)),
+                std::fs::read_to_string(&file),
+            ) else {
+                continue;
+            };
+            let mut extractor = Extractor::new().unwrap();
+            let first = extractor.extract_incremental(language, &old, None);
+            let state = first.state.expect("a parse state");
+            let incremental = extractor.extract_incremental(language, &new, Some((&state, &old)));
+            assert_eq!(
+                incremental.symbols,
+                extract(language, &new),
+                "{}",
+                file.display()
+            );
+            pairs += 1;
+        }
+    }
+    assert!(pairs >= 8, "only {pairs} before/after pairs found");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
