@@ -33,6 +33,20 @@ impl Status {
     }
 }
 
+impl Status {
+    pub fn parse(s: &str) -> Option<Status> {
+        [
+            Status::Added,
+            Status::Modified,
+            Status::Deleted,
+            Status::Moved,
+            Status::Unchanged,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == s)
+    }
+}
+
 impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -38,10 +38,30 @@ impl Default for DiffOptions {
 }
 
 /// The symbol change between two trees, before it becomes a note.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct TreeDiff {
     pub deltas: Vec<SymbolDelta>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The new side of every changed source file: all its symbols, unchanged
+    /// ones included, so a store can keep the hierarchy around each change.
+    pub files: Vec<FileSnapshot>,
+}
+
+/// One file version after a change.
+#[derive(Clone)]
+pub struct FileSnapshot {
+    pub path: String,
+    pub language: Language,
+    pub blob: Arc<ParsedBlob>,
+}
+
+/// Everything one commit contributes: its metadata, its note, and the
+/// files it touched.
+#[derive(Clone)]
+pub struct CommitRecord {
+    pub info: CommitInfo,
+    pub note: NoteDocument,
+    pub files: Vec<FileSnapshot>,
 }
 
 /// A parsed blob: its normalized text (for line diffs), symbols, and the
@@ -88,10 +108,20 @@ impl<'r> SymbolDiffer<'r> {
         })
     }
 
+    /// The repository this differ reads.
+    pub fn repo(&self) -> &'r Repo {
+        self.repo
+    }
+
     /// The note document of one commit, against its first parent. A merge
     /// keeps only the deltas that differ from every parent (its own conflict
     /// resolutions); a root commit is diffed against the empty tree.
     pub fn commit_note(&mut self, commit: &CommitInfo) -> Result<NoteDocument> {
+        Ok(self.commit_record(commit)?.note)
+    }
+
+    /// [`SymbolDiffer::commit_note`] with the commit's metadata and touched files.
+    pub fn commit_record(&mut self, commit: &CommitInfo) -> Result<CommitRecord> {
         let first = self.repo.parent_commit(commit, 0)?;
         let mut diff = self.diff_trees(first.as_ref().map(|p| p.tree), commit.tree)?;
         for index in 1..commit.parents.len() {
@@ -105,14 +135,53 @@ impl<'r> SymbolDiffer<'r> {
             let paths: HashSet<&str> = diff.deltas.iter().map(|d| d.path.as_str()).collect();
             diff.diagnostics.retain(|d| paths.contains(d.path.as_str()));
         }
-        Ok(NoteDocument {
+        let note = NoteDocument {
             v: NOTE_VERSION,
             commit: Some(commit.id.to_string()),
             parent: first.map(|p| p.id.to_string()),
             tool: tool_name(),
             deltas: diff.deltas,
             diagnostics: diff.diagnostics,
+        };
+        Ok(CommitRecord {
+            info: commit.clone(),
+            note,
+            files: diff.files,
         })
+    }
+
+    /// The files a (validated) note says `commit` touched, as of `commit`:
+    /// what a record built from a note alone needs for its hierarchy.
+    pub fn snapshot_files(
+        &mut self,
+        commit: &CommitInfo,
+        note: &NoteDocument,
+    ) -> Result<Vec<FileSnapshot>> {
+        let mut paths: Vec<&str> = note
+            .deltas
+            .iter()
+            .filter(|d| d.status != Status::Deleted)
+            .map(|d| d.path.as_str())
+            .collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let mut files = Vec::with_capacity(paths.len());
+        for path in paths {
+            let (Some(language), Some(blob)) = (
+                Language::from_path(path),
+                self.repo.blob_at(commit.id, path)?,
+            ) else {
+                continue;
+            };
+            if let Ok(parsed) = self.load(blob, path, None)? {
+                files.push(FileSnapshot {
+                    path: path.to_owned(),
+                    language,
+                    blob: parsed,
+                });
+            }
+        }
+        Ok(files)
     }
 
     /// The net symbol change between two trees (`None` = the empty tree).
@@ -219,6 +288,40 @@ impl<'r> SymbolDiffer<'r> {
         }
         pairs.sort_by(|a, b| pair_path(a).cmp(pair_path(b)));
         Ok(label_all(pairs, diagnostics))
+    }
+
+    /// The source lines of the symbol `(qualname, kind, sig)` in `path` as of
+    /// `commit`, if it exists there.
+    pub fn symbol_source(
+        &mut self,
+        commit: ObjectId,
+        path: &str,
+        qualname: &str,
+        kind: crate::symbol::SymbolKind,
+        sig: &str,
+    ) -> Result<Option<String>> {
+        let Some(blob) = self.repo.blob_at(commit, path)? else {
+            return Ok(None);
+        };
+        if Language::from_path(path).is_none() {
+            return Ok(None);
+        }
+        let Ok(parsed) = self.load(blob, path, None)? else {
+            return Ok(None);
+        };
+        let found = parsed
+            .symbols
+            .symbols
+            .iter()
+            .find(|s| s.qualname == qualname && s.kind == kind && s.sig == sig);
+        Ok(found.map(|s| {
+            parsed
+                .text
+                .split_inclusive('\n')
+                .skip(s.start_line as usize - 1)
+                .take((s.end_line - s.start_line + 1) as usize)
+                .collect()
+        }))
     }
 
     /// The text a patch expects for `path`: from `base`, else from the index.
@@ -385,9 +488,21 @@ fn label_all(
     delta::sort_deltas(&mut deltas);
     diagnostics.sort_by(|a, b| (&a.path, a.problem as u8).cmp(&(&b.path, b.problem as u8)));
     diagnostics.dedup();
+    let files = pairs
+        .iter()
+        .filter_map(|(_, new)| new.as_ref())
+        .filter_map(|side| {
+            Some(FileSnapshot {
+                path: side.path.clone(),
+                language: Language::from_path(&side.path)?,
+                blob: Arc::clone(&side.blob),
+            })
+        })
+        .collect();
     TreeDiff {
         deltas,
         diagnostics,
+        files,
     }
 }
 

@@ -39,6 +39,13 @@ pub enum Error {
         base: String,
         reason: String,
     },
+    #[error(
+        "refs/notes/diffidx moved while this run was writing ({reason}); another diffidx or a \
+         fetch updated it. Run `git diffidx index` again"
+    )]
+    NotesMoved { reason: String },
+    #[error("the note of {commit} is invalid: {reason}")]
+    InvalidNote { commit: String, reason: String },
     #[error(transparent)]
     Grammar(#[from] crate::lang::GrammarError),
 }

@@ -15,8 +15,9 @@ pub mod source;
 pub mod symbol;
 
 pub use delta::{Status, SymbolDelta};
-pub use differ::{DiffOptions, SymbolDiffer, TreeDiff};
+pub use differ::{CommitRecord, DiffOptions, FileSnapshot, SymbolDiffer, TreeDiff};
 pub use error::{Error, Result};
+pub use gix::ObjectId;
 pub use lang::{Extractor, Language};
 pub use note::NoteDocument;
 pub use symbol::{symbol_id, ContentHash, FileSymbols, Symbol, SymbolKind};

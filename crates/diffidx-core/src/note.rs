@@ -70,3 +70,179 @@ impl NoteDocument {
         json
     }
 }
+
+/// The largest note accepted from a repository (a remote may have sent it).
+pub const MAX_NOTE_BYTES: u64 = 8 * 1024 * 1024;
+
+impl NoteDocument {
+    /// Parses and validates a note that may come from anywhere (a fetch from
+    /// a remote included): the version, the commit it claims to describe, and
+    /// every delta's shape, order and id are checked before it is used.
+    pub fn from_untrusted(bytes: &[u8], commit: &str) -> Result<NoteDocument, String> {
+        let doc: NoteDocument =
+            serde_json::from_slice(bytes).map_err(|e| format!("not a diffidx note: {e}"))?;
+        if doc.v != NOTE_VERSION {
+            return Err(format!(
+                "note format v{} is not supported (this diffidx reads v{NOTE_VERSION}); upgrade diffidx",
+                doc.v
+            ));
+        }
+        if doc.commit.as_deref() != Some(commit) {
+            return Err(format!(
+                "it describes commit {:?}, not {commit}",
+                doc.commit.as_deref().unwrap_or("null")
+            ));
+        }
+        if let Some(parent) = &doc.parent {
+            if !is_hex(parent, 40) {
+                return Err(format!("parent {parent:?} is not a commit id"));
+            }
+        }
+        let mut previous: Option<(&str, u32, &str)> = None;
+        for (i, d) in doc.deltas.iter().enumerate() {
+            let at = |what: String| format!("delta {i} ({}): {what}", d.qualname);
+            validate_path(&d.path).map_err(|e| at(e))?;
+            if let Some(old) = &d.old_path {
+                validate_path(old).map_err(|e| at(e))?;
+            }
+            if d.qualname.is_empty() || d.qualname.len() > 4096 || d.sig.len() > 4096 {
+                return Err(at("qualname or sig is empty or too long".into()));
+            }
+            if d.id != crate::symbol::symbol_id(&d.path, d.kind, &d.qualname, &d.sig) {
+                return Err(at(
+                    "id does not match blake3(path, kind, qualname, sig)".into()
+                ));
+            }
+            if let Some(parent) = &d.parent_id {
+                if !is_hex(parent, 64) {
+                    return Err(at("parent_id is not a symbol id".into()));
+                }
+            }
+            if d.start_line == 0 || d.end_line < d.start_line {
+                return Err(at(format!("bad lines {}-{}", d.start_line, d.end_line)));
+            }
+            use crate::delta::Status;
+            match (d.status, &d.content_hash) {
+                (Status::Unchanged, _) => return Err(at("UNCHANGED is never recorded".into())),
+                (Status::Deleted, Some(_)) => {
+                    return Err(at("a DELETED delta has no content_hash".into()))
+                }
+                (Status::Deleted, None) => {}
+                (_, Some(h)) if is_hex(h, 64) => {}
+                _ => return Err(at("content_hash missing or malformed".into())),
+            }
+            if (d.status == Status::Moved) != d.old_path.is_some()
+                || (d.status == Status::Moved) != d.modified.is_some()
+            {
+                return Err(at(
+                    "old_path and modified belong to MOVED deltas only".into()
+                ));
+            }
+            let key = (d.path.as_str(), d.start_line, d.id.as_str());
+            if previous.is_some_and(|p| p > key) {
+                return Err(at("deltas are not sorted by (path, start_line, id)".into()));
+            }
+            previous = Some(key);
+        }
+        Ok(doc)
+    }
+}
+
+fn is_hex(s: &str, len: usize) -> bool {
+    s.len() == len
+        && s.bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+fn validate_path(path: &str) -> Result<(), String> {
+    let bad = path.is_empty()
+        || path.len() > 4096
+        || path.starts_with('/')
+        || path.contains('\0')
+        || path
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == "..");
+    if bad {
+        Err(format!("path {path:?} is not a repository path"))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delta::{Status, SymbolDelta};
+    use crate::symbol::{symbol_id, SymbolKind};
+
+    const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    fn delta(path: &str, line: u32, qualname: &str) -> SymbolDelta {
+        SymbolDelta {
+            id: symbol_id(path, SymbolKind::Method, qualname, "()"),
+            status: Status::Modified,
+            kind: SymbolKind::Method,
+            path: path.into(),
+            old_path: None,
+            qualname: qualname.into(),
+            sig: "()".into(),
+            parent_id: None,
+            start_line: line,
+            end_line: line + 2,
+            content_hash: Some("ab".repeat(32)),
+            modified: None,
+        }
+    }
+
+    fn doc(deltas: Vec<SymbolDelta>) -> NoteDocument {
+        NoteDocument {
+            v: 1,
+            commit: Some(COMMIT.into()),
+            parent: None,
+            tool: tool_name(),
+            deltas,
+            diagnostics: vec![],
+        }
+    }
+
+    #[test]
+    fn a_valid_note_round_trips() {
+        let d = doc(vec![delta("a.cs", 1, "A.M"), delta("a.cs", 5, "A.N")]);
+        let parsed = NoteDocument::from_untrusted(d.to_json().as_bytes(), COMMIT).unwrap();
+        assert_eq!(parsed, d);
+        assert_eq!(parsed.to_json(), d.to_json());
+    }
+
+    #[test]
+    fn invalid_notes_are_rejected_with_a_reason() {
+        let ok = doc(vec![delta("a.cs", 1, "A.M")]);
+        let reject = |d: NoteDocument, needle: &str| {
+            let err = NoteDocument::from_untrusted(d.to_json().as_bytes(), COMMIT).unwrap_err();
+            assert!(err.contains(needle), "{err}");
+        };
+        assert!(NoteDocument::from_untrusted(b"{not json", COMMIT).is_err());
+        let mut d = ok.clone();
+        d.v = 2;
+        reject(d, "v2 is not supported");
+        let mut d = ok.clone();
+        d.commit = Some("ffffffffffffffffffffffffffffffffffffffff".into());
+        reject(d, "describes commit");
+        let mut d = ok.clone();
+        d.deltas[0].qualname = "A.Other".into();
+        reject(d, "id does not match");
+        let mut d = ok.clone();
+        d.deltas[0].path = "../etc/passwd".into();
+        reject(d, "not a repository path");
+        let mut d = ok.clone();
+        d.deltas[0].content_hash = None;
+        reject(d, "content_hash");
+        let mut d = ok.clone();
+        d.deltas[0].start_line = 0;
+        reject(d, "bad lines");
+        let d = doc(vec![delta("b.cs", 1, "B.M"), delta("a.cs", 1, "A.M")]);
+        reject(d, "not sorted");
+        let mut d = ok;
+        d.deltas[0].status = Status::Moved;
+        reject(d, "MOVED deltas only");
+    }
+}

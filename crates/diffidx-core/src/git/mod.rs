@@ -5,6 +5,7 @@
 //! bytes.
 
 pub mod hunks;
+pub mod notes;
 pub mod patch;
 
 use gix::bstr::ByteSlice;
@@ -128,6 +129,16 @@ impl Repo {
             .config_snapshot()
             .string(key)
             .map(|s| s.to_str_lossy().into_owned())
+    }
+
+    /// The directory shared by all worktrees (`.git` of the main worktree).
+    pub fn common_dir(&self) -> std::path::PathBuf {
+        self.repo.common_dir().to_owned()
+    }
+
+    /// The work tree, if the repository has one.
+    pub fn work_dir(&self) -> Option<std::path::PathBuf> {
+        self.repo.workdir().map(|p| p.to_owned())
     }
 
     /// The `.git` directory.

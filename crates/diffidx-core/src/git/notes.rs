@@ -1,0 +1,204 @@
+//! The record's home: git notes under `refs/notes/diffidx`.
+//!
+//! Notes are read through `gix_note`'s lazily loaded notes trees, and written
+//! in batches: many notes, one tree write, one notes commit, and a
+//! compare-and-swap update of the ref, so a concurrent writer can never be
+//! overwritten silently.
+
+use gix::bstr::ByteSlice;
+use gix::refs::transaction::PreviousValue;
+use gix::ObjectId;
+
+use super::Repo;
+use crate::error::{Error, GitContext, Result};
+
+/// The notes reference diffidx writes.
+pub const NOTES_REF: &str = "refs/notes/diffidx";
+
+/// Read and batch-write access to one notes ref.
+pub struct Notes<'r> {
+    repo: &'r Repo,
+    /// The notes commit the state was loaded from (`None`: no notes yet).
+    tip: Option<ObjectId>,
+    state: gix::note::plumbing::State,
+    staged: usize,
+}
+
+impl Repo {
+    /// The commit `refs/notes/diffidx` points to, if any.
+    pub fn notes_tip(&self) -> Result<Option<ObjectId>> {
+        let reference = self
+            .repo
+            .try_find_reference(NOTES_REF)
+            .context(|| format!("cannot read {NOTES_REF}"))?;
+        match reference {
+            Some(mut r) => Ok(Some(
+                r.peel_to_id()
+                    .context(|| format!("cannot resolve {NOTES_REF}"))?
+                    .detach(),
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// Opens the notes at their current tip.
+    pub fn notes(&self) -> Result<Notes<'_>> {
+        let tip = self.notes_tip()?;
+        let tree = match tip {
+            Some(commit) => self.commit(commit)?.tree,
+            None => ObjectId::empty_tree(self.repo.object_hash()),
+        };
+        let state = gix::note::plumbing::State::new(tree, &self.repo.objects)
+            .context(|| format!("cannot read the notes tree {tree}"))?;
+        Ok(Notes {
+            repo: self,
+            tip,
+            state,
+            staged: 0,
+        })
+    }
+}
+
+impl Notes<'_> {
+    /// The notes commit these notes were read from.
+    pub fn tip(&self) -> Option<ObjectId> {
+        self.tip
+    }
+
+    /// The note blob attached to `commit`, if any.
+    pub fn get_id(&mut self, commit: ObjectId) -> Result<Option<ObjectId>> {
+        self.state
+            .get(&commit, &self.repo.repo.objects)
+            .context(|| format!("cannot look up the note of {commit}"))
+    }
+
+    /// The note attached to `commit`, read up to `limit` bytes; a larger note
+    /// is reported as such, never read whole.
+    pub fn get(&mut self, commit: ObjectId, limit: u64) -> Result<Option<NoteBytes>> {
+        let Some(blob) = self.get_id(commit)? else {
+            return Ok(None);
+        };
+        let size = self.repo.blob_size(blob)?;
+        if size > limit {
+            return Ok(Some(NoteBytes::TooLarge { blob, size }));
+        }
+        Ok(Some(NoteBytes::Read {
+            blob,
+            bytes: self.repo.blob(blob)?,
+        }))
+    }
+
+    /// Stages `note` for `commit` (written by [`Notes::commit`]).
+    pub fn stage(&mut self, commit: ObjectId, note: &str) -> Result<()> {
+        let blob = self
+            .repo
+            .repo
+            .write_blob(note.as_bytes())
+            .context(|| format!("cannot write the note of {commit}"))?
+            .detach();
+        self.state
+            .edit(commit, Some(blob), &self.repo.repo.objects)
+            .context(|| format!("cannot stage the note of {commit}"))?;
+        self.staged += 1;
+        Ok(())
+    }
+
+    /// Number of notes staged since the last commit.
+    pub fn staged(&self) -> usize {
+        self.staged
+    }
+
+    /// Writes every staged note in one notes commit and moves the ref, but
+    /// only if nobody else moved it meanwhile ([`Error::NotesMoved`] then).
+    pub fn commit(&mut self, message: &str) -> Result<Option<ObjectId>> {
+        if self.staged == 0 {
+            return Ok(None);
+        }
+        let repo = &self.repo.repo;
+        let tree = self
+            .state
+            .write(&repo.objects)
+            .context(|| "cannot write the notes tree".to_owned())?;
+        let signature = self.repo.signature()?;
+        let commit = repo
+            .new_commit_as(
+                signature.to_ref(&mut Default::default()),
+                signature.to_ref(&mut Default::default()),
+                message,
+                tree,
+                self.tip,
+            )
+            .context(|| "cannot write the notes commit".to_owned())?
+            .id;
+        let expected = match self.tip {
+            Some(tip) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(tip)),
+            None => PreviousValue::MustNotExist,
+        };
+        repo.reference(NOTES_REF, commit, expected, format!("diffidx: {message}"))
+            .map_err(|e| Error::NotesMoved {
+                reason: e.to_string(),
+            })?;
+        self.tip = Some(commit);
+        self.staged = 0;
+        Ok(Some(commit))
+    }
+
+    /// Every annotated commit with its note blob, walking the fanout tree.
+    pub fn list(&self) -> Result<Vec<(ObjectId, ObjectId)>> {
+        let mut out = Vec::new();
+        if let Some(tip) = self.tip {
+            let tree = self.repo.commit(tip)?.tree;
+            self.walk(tree, String::new(), &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn walk(
+        &self,
+        tree: ObjectId,
+        prefix: String,
+        out: &mut Vec<(ObjectId, ObjectId)>,
+    ) -> Result<()> {
+        let tree = self
+            .repo
+            .repo
+            .find_tree(tree)
+            .context(|| format!("cannot read notes tree {tree}"))?;
+        for entry in tree.iter() {
+            let entry = entry.context(|| "cannot decode a notes tree entry".to_owned())?;
+            let name = format!("{prefix}{}", entry.filename().to_str_lossy());
+            if entry.mode().is_tree() {
+                self.walk(entry.object_id(), name, out)?;
+            } else if let Ok(annotated) = ObjectId::from_hex(name.as_bytes()) {
+                out.push((annotated, entry.object_id()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A note as read: its bytes, or only its size when over the limit.
+#[derive(Debug)]
+pub enum NoteBytes {
+    Read { blob: ObjectId, bytes: Vec<u8> },
+    TooLarge { blob: ObjectId, size: u64 },
+}
+
+impl Repo {
+    /// The identity notes commits are written as: git's committer, or
+    /// `diffidx <diffidx@localhost>` when none is configured.
+    fn signature(&self) -> Result<gix::actor::Signature> {
+        let time = gix::date::Time::now_local_or_utc();
+        let sig = match self.repo.committer() {
+            Some(Ok(sig)) => sig
+                .to_owned()
+                .context(|| "cannot read the committer".to_owned())?,
+            _ => gix::actor::Signature {
+                name: "diffidx".into(),
+                email: "diffidx@localhost".into(),
+                time,
+            },
+        };
+        Ok(sig)
+    }
+}

@@ -1,0 +1,115 @@
+//! Notes written by diffidx are ordinary git notes: real git reads them, a
+//! batch is one notes commit, and a concurrent update is never overwritten.
+
+use std::path::Path;
+use std::process::Command;
+
+use diffidx_core::git::notes::NoteBytes;
+use diffidx_core::git::Repo;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "A")
+        .env("GIT_AUTHOR_EMAIL", "a@example.com")
+        .env("GIT_COMMITTER_NAME", "A")
+        .env("GIT_COMMITTER_EMAIL", "a@example.com")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn repo_with_commits(n: usize) -> (tempfile::TempDir, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    let mut shas = Vec::new();
+    for i in 0..n {
+        std::fs::write(dir.path().join("a.rs"), format!("fn f{i}() {{}}\n")).unwrap();
+        git(dir.path(), &["add", "-A"]);
+        git(dir.path(), &["commit", "-q", "-m", &format!("c{i}")]);
+        shas.push(git(dir.path(), &["rev-parse", "HEAD"]).trim().to_owned());
+    }
+    (dir, shas)
+}
+
+#[test]
+fn a_batch_is_one_notes_commit_that_git_can_read() {
+    let (dir, shas) = repo_with_commits(3);
+    let repo = Repo::discover(dir.path()).unwrap();
+    let mut notes = repo.notes().unwrap();
+    assert_eq!(notes.tip(), None);
+    for sha in &shas {
+        let id = repo.resolve_commit(sha).unwrap();
+        notes
+            .stage(id, &format!("{{\"note\":\"{sha}\"}}\n"))
+            .unwrap();
+    }
+    assert_eq!(notes.staged(), 3);
+    let tip = notes
+        .commit("index 3 commits")
+        .unwrap()
+        .expect("a notes commit");
+    assert_eq!(
+        git(dir.path(), &["rev-list", "--count", "refs/notes/diffidx"]).trim(),
+        "1"
+    );
+    assert_eq!(
+        git(dir.path(), &["rev-parse", "refs/notes/diffidx"]).trim(),
+        tip.to_string()
+    );
+    for sha in &shas {
+        let shown = git(dir.path(), &["notes", "--ref", "diffidx", "show", sha]);
+        assert_eq!(shown, format!("{{\"note\":\"{sha}\"}}\n"));
+    }
+    // A second batch adds a commit on top, and reading sees both.
+    let mut notes = repo.notes().unwrap();
+    let first = repo.resolve_commit(&shas[0]).unwrap();
+    notes.stage(first, "{\"note\":\"again\"}\n").unwrap();
+    notes.commit("update one").unwrap();
+    assert_eq!(
+        git(dir.path(), &["rev-list", "--count", "refs/notes/diffidx"]).trim(),
+        "2"
+    );
+    let reopened = Repo::discover(dir.path()).unwrap();
+    let mut notes = reopened.notes().unwrap();
+    assert_eq!(notes.list().unwrap().len(), 3);
+    match notes.get(first, 1024).unwrap() {
+        Some(NoteBytes::Read { bytes, .. }) => assert_eq!(bytes, b"{\"note\":\"again\"}\n"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        notes.get(first, 4).unwrap(),
+        Some(NoteBytes::TooLarge { size: 17, .. })
+    ));
+}
+
+#[test]
+fn notes_moved_by_someone_else_are_not_overwritten() {
+    let (dir, shas) = repo_with_commits(2);
+    let repo = Repo::discover(dir.path()).unwrap();
+    let mut notes = repo.notes().unwrap();
+    let id = repo.resolve_commit(&shas[0]).unwrap();
+    notes.stage(id, "mine\n").unwrap();
+    // Meanwhile, another writer adds a note with git itself.
+    git(
+        dir.path(),
+        &["notes", "--ref", "diffidx", "add", "-m", "theirs", &shas[1]],
+    );
+    let err = notes.commit("late").unwrap_err();
+    assert!(
+        matches!(err, diffidx_core::Error::NotesMoved { .. }),
+        "{err}"
+    );
+    assert_eq!(
+        git(dir.path(), &["notes", "--ref", "diffidx", "show", &shas[1]]),
+        "theirs\n"
+    );
+}
