@@ -101,9 +101,9 @@ impl NoteDocument {
         let mut previous: Option<(&str, u32, &str)> = None;
         for (i, d) in doc.deltas.iter().enumerate() {
             let at = |what: String| format!("delta {i} ({}): {what}", d.qualname);
-            validate_path(&d.path).map_err(|e| at(e))?;
+            validate_path(&d.path).map_err(&at)?;
             if let Some(old) = &d.old_path {
-                validate_path(old).map_err(|e| at(e))?;
+                validate_path(old).map_err(&at)?;
             }
             if d.qualname.is_empty() || d.qualname.len() > 4096 || d.sig.len() > 4096 {
                 return Err(at("qualname or sig is empty or too long".into()));

@@ -38,6 +38,22 @@ pub fn diff_lines(old: &str, new: &str) -> Vec<LineChange> {
         .collect()
 }
 
+/// A unified diff of two texts with 3 lines of context (empty when equal).
+pub fn unified_diff(old: &str, new: &str) -> String {
+    use gix::diff::blob::unified_diff::{ConsumeBinaryHunk, ContextSize};
+    use gix::diff::blob::UnifiedDiff;
+    let input = InternedInput::new(old, new);
+    let diff = diff_with_slider_heuristics(Algorithm::Myers, &input);
+    UnifiedDiff::new(
+        &diff,
+        &input,
+        ConsumeBinaryHunk::new(String::new(), "\n"),
+        ContextSize::symmetrical(3),
+    )
+    .consume()
+    .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,20 +88,4 @@ mod tests {
         assert!(change.touches_new(1, 4));
         assert!(!change.touches_new(6, 9));
     }
-}
-
-/// A unified diff of two texts with 3 lines of context (empty when equal).
-pub fn unified_diff(old: &str, new: &str) -> String {
-    use gix::diff::blob::unified_diff::{ConsumeBinaryHunk, ContextSize};
-    use gix::diff::blob::UnifiedDiff;
-    let input = InternedInput::new(old, new);
-    let diff = diff_with_slider_heuristics(Algorithm::Myers, &input);
-    UnifiedDiff::new(
-        &diff,
-        &input,
-        ConsumeBinaryHunk::new(String::new(), "\n"),
-        ContextSize::symmetrical(3),
-    )
-    .consume()
-    .unwrap_or_default()
 }
