@@ -113,7 +113,7 @@ pub fn history_repo(dir: &Path, commits: usize) -> std::time::Duration {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let files = 40;
     let mut state: Vec<Vec<Method>> = (0..files)
-        .map(|f| {
+        .map(|f: usize| {
             (0..10 + f % 25)
                 .map(|i| Method {
                     name: if f.is_multiple_of(2) {
