@@ -2,7 +2,13 @@
 //!
 //! Exit codes: 0 ok, 1 failure, 2 usage or configuration error.
 
+mod hooks;
+mod index;
+mod init;
+mod log;
+mod rebuild;
 mod show;
+mod status;
 mod style;
 
 use std::path::PathBuf;
@@ -39,6 +45,117 @@ pub struct Cli {
 pub enum Command {
     /// Show the symbols one commit changed, or the net change of A..B / A...B.
     Show(ShowArgs),
+    /// Index commits not indexed yet (notes, then the store); idempotent.
+    Index(IndexArgs),
+    /// The history of a symbol, newest first, following moves.
+    Log(LogArgs),
+    /// Indexed commits, backlog, store size, hooks.
+    Status(StatusArgs),
+    /// Recreate the store from the notes alone.
+    Rebuild(RebuildArgs),
+    /// Create the store, install the hooks and index recent history.
+    Init(InitArgs),
+    /// Install or remove the hooks that keep the index current.
+    Hooks(HooksArgs),
+    /// What the hooks run (in the background); not for direct use.
+    #[command(hide = true)]
+    HookRun(HookRunArgs),
+}
+
+#[derive(Args)]
+pub struct InitArgs {
+    /// Index the last N days (default: git config `diffidx.backfillDays`, else 90).
+    #[arg(long, value_name = "N")]
+    pub days: Option<u64>,
+
+    /// Do not install the hooks.
+    #[arg(long)]
+    pub no_hooks: bool,
+
+    /// Also fetch the notes of REMOTE (default origin) on `git fetch`, to be
+    /// imported by `index`; publish yours with `git push REMOTE refs/notes/diffidx`.
+    #[arg(long, value_name = "REMOTE", num_args = 0..=1, default_missing_value = "origin")]
+    pub share: Option<String>,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args)]
+pub struct HooksArgs {
+    #[arg(value_enum)]
+    pub action: HooksAction,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum HooksAction {
+    Install,
+    Uninstall,
+}
+
+#[derive(Args)]
+pub struct HookRunArgs {
+    /// The hook that started this run.
+    pub hook: String,
+    /// The hook's own arguments (ignored).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub rest: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct IndexArgs {
+    /// Revisions to index back from (default HEAD); `A..B` indexes what B
+    /// reaches and A does not.
+    #[arg(value_name = "REV|RANGE")]
+    pub revs: Vec<String>,
+
+    /// Only index commits from the last N days.
+    #[arg(long, value_name = "N")]
+    pub days: Option<u64>,
+
+    /// Print nothing on success.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args)]
+pub struct LogArgs {
+    /// A qualified name, or a suffix of one at a `.`/`::` boundary
+    /// (`Foo.Bar` matches `Acme.Foo.Bar`); `Foo.Bar(int,string)` picks one overload.
+    #[arg(long, value_name = "NAME")]
+    pub symbol: String,
+
+    /// Only symbols of this kind (method, class, function, ...).
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+
+    /// Only symbols in this file or directory.
+    #[arg(long, value_name = "PATH")]
+    pub path: Option<String>,
+
+    /// Print a JSON array, newest first.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Show each version's own diff of the symbol.
+    #[arg(short = 'p', long = "patch")]
+    pub patch: bool,
+}
+
+#[derive(Args)]
+pub struct StatusArgs {
+    /// Print a JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct RebuildArgs {
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 #[derive(Args)]
@@ -87,6 +204,7 @@ impl LimitArgs {
 pub struct Context {
     pub dir: PathBuf,
     pub style: style::Style,
+    pub stderr_is_terminal: bool,
 }
 
 impl Context {
@@ -100,9 +218,17 @@ pub fn main() -> ExitCode {
     let ctx = Context {
         dir: cli.dir.clone().unwrap_or_else(|| PathBuf::from(".")),
         style: style::Style::for_stdout(cli.color),
+        stderr_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
     let result = match &cli.command {
         Command::Show(args) => show::run(&ctx, args),
+        Command::Index(args) => index::run(&ctx, args),
+        Command::Log(args) => log::run(&ctx, args),
+        Command::Status(args) => status::run(&ctx, args),
+        Command::Rebuild(args) => rebuild::run(&ctx, args),
+        Command::Init(args) => init::run(&ctx, args),
+        Command::Hooks(args) => hooks::run(&ctx, args),
+        Command::HookRun(args) => hooks::hook_run(&ctx, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -118,8 +244,30 @@ fn exit_code(err: &anyhow::Error) -> u8 {
     use diffidx_core::Error as E;
     match err.downcast_ref::<E>() {
         Some(E::UnknownRevision { .. } | E::OpenRepository { .. }) => 2,
+        None if matches!(
+            err.downcast_ref::<diffidx::index::IndexError>(),
+            Some(diffidx::index::IndexError::Core(
+                E::UnknownRevision { .. } | E::OpenRepository { .. }
+            ))
+        ) =>
+        {
+            2
+        }
         _ if err.downcast_ref::<UsageError>().is_some() => 2,
         _ => 1,
+    }
+}
+
+/// Writes to stdout, treating a closed pipe (`| head`) as success.
+pub fn print(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => {
+            use anyhow::Context as _;
+            other.context("cannot write to standard output")
+        }
     }
 }
 

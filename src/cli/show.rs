@@ -1,6 +1,6 @@
 //! `git diffidx show [REV | A..B | A...B] [--json] [--patch FILE|-]`
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use anyhow::Context as _;
 use diffidx_core::git::Target;
@@ -59,11 +59,7 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<()> {
     } else {
         render(&note, &heading, ctx)
     };
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(out.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("cannot write to standard output"),
-    }
+    super::print(&out)
 }
 
 fn read_patch(source: &str) -> anyhow::Result<String> {
@@ -161,4 +157,39 @@ fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
         }
     }
     out
+}
+
+/// `log -p`: the diff of one symbol between the entry's commit and its first
+/// parent, indented under the entry.
+pub fn symbol_patch(
+    repo: &diffidx_core::git::Repo,
+    entry: &diffidx::store::HistoryEntry,
+) -> Result<String, String> {
+    use diffidx_core::symbol::SymbolKind;
+    let kind = SymbolKind::parse(&entry.kind).ok_or("unknown kind")?;
+    let commit = repo
+        .resolve_commit(&entry.commit)
+        .map_err(|e| e.to_string())?;
+    let info = repo.commit(commit).map_err(|e| e.to_string())?;
+    let mut differ = SymbolDiffer::new(repo, Default::default()).map_err(|e| e.to_string())?;
+    let deleted = entry.status == "DELETED";
+    let new = if deleted {
+        None
+    } else {
+        differ
+            .symbol_source(commit, &entry.path, &entry.qualname, kind, &entry.sig)
+            .map_err(|e| e.to_string())?
+    };
+    let old_path = entry.old_path.as_deref().unwrap_or(&entry.path);
+    let old = match info.parents.first() {
+        Some(&parent) if repo.gix().has_object(parent) => differ
+            .symbol_source(parent, old_path, &entry.qualname, kind, &entry.sig)
+            .map_err(|e| e.to_string())?,
+        _ => None,
+    };
+    let diff = diffidx_core::git::hunks::unified_diff(
+        old.as_deref().unwrap_or(""),
+        new.as_deref().unwrap_or(""),
+    );
+    Ok(diff.lines().map(|l| format!("    {l}\n")).collect())
 }

@@ -74,6 +74,28 @@ impl TestRepo {
         self.git(&["rev-parse", "HEAD"]).trim().to_owned()
     }
 
+    /// Like [`TestRepo::commit`], dated `epoch_seconds` (author and committer).
+    pub fn commit_at(&mut self, message: &str, epoch_seconds: u64) -> String {
+        self.commits += 1;
+        self.git(&["add", "-A"]);
+        let date = format!("{epoch_seconds} +0000");
+        let mut cmd = Command::new("git");
+        cmd.args(["commit", "-q", "--allow-empty", "-m", message])
+            .current_dir(self.path());
+        git_env(&mut cmd, self.commits);
+        let out = cmd
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.git(&["rev-parse", "HEAD"]).trim().to_owned()
+    }
+
     /// Replaces the whole work tree with the files under `dir`.
     pub fn replace_tree_with(&self, dir: &Path) {
         for entry in std::fs::read_dir(self.path()).unwrap() {

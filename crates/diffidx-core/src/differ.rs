@@ -190,34 +190,18 @@ impl<'r> SymbolDiffer<'r> {
         let mut pairs = Vec::new();
         let mut diagnostics = Vec::new();
         for change in split_language_changes(files) {
-            let old = match &change.old {
-                Some(side) => match self.load(side.blob, &side.path, None)? {
-                    Ok(blob) => Some(Side {
-                        path: side.path.clone(),
-                        blob,
-                    }),
-                    Err(why) => {
-                        diagnostics.push(unreadable(&side.path, &why));
-                        continue;
-                    }
-                },
-                None => None,
+            let old = match self.load_side(change.old.as_ref(), None)? {
+                Ok(old) => old,
+                Err(diagnostic) => {
+                    diagnostics.push(diagnostic);
+                    continue;
+                }
             };
             let base = old.as_ref().map(|o| Arc::clone(&o.blob));
-            let new = match &change.new {
-                Some(side) => match self.load(side.blob, &side.path, base.as_deref())? {
-                    Ok(blob) => Some(Side {
-                        path: side.path.clone(),
-                        blob,
-                    }),
-                    Err(why) => {
-                        diagnostics.push(unreadable(&side.path, &why));
-                        continue;
-                    }
-                },
-                None => None,
-            };
-            pairs.push((old, new));
+            match self.load_side(change.new.as_ref(), base.as_deref())? {
+                Ok(new) => pairs.push((old, new)),
+                Err(diagnostic) => diagnostics.push(diagnostic),
+            }
         }
         Ok(label_all(pairs, diagnostics))
     }
@@ -349,6 +333,24 @@ impl<'r> SymbolDiffer<'r> {
             reason: tried
                 .pop()
                 .unwrap_or_else(|| "the file is neither in that commit nor in the index".into()),
+        })
+    }
+
+    /// Loads one side of a file change; an unreadable side becomes a diagnostic.
+    fn load_side(
+        &mut self,
+        side: Option<&crate::git::FileSide>,
+        base: Option<&ParsedBlob>,
+    ) -> Result<std::result::Result<Option<Side>, Diagnostic>> {
+        let Some(side) = side else {
+            return Ok(Ok(None));
+        };
+        Ok(match self.load(side.blob, &side.path, base)? {
+            Ok(blob) => Ok(Some(Side {
+                path: side.path.clone(),
+                blob,
+            })),
+            Err(why) => Err(unreadable(&side.path, &why)),
         })
     }
 

@@ -78,7 +78,11 @@ impl NoteDocument {
     /// Parses and validates a note that may come from anywhere (a fetch from
     /// a remote included): the version, the commit it claims to describe, and
     /// every delta's shape, order and id are checked before it is used.
-    pub fn from_untrusted(bytes: &[u8], commit: &str) -> Result<NoteDocument, String> {
+    pub fn from_untrusted(
+        bytes: &[u8],
+        commit: &str,
+        parent: Option<&str>,
+    ) -> Result<NoteDocument, String> {
         let doc: NoteDocument =
             serde_json::from_slice(bytes).map_err(|e| format!("not a diffidx note: {e}"))?;
         if doc.v != NOTE_VERSION {
@@ -93,10 +97,12 @@ impl NoteDocument {
                 doc.commit.as_deref().unwrap_or("null")
             ));
         }
-        if let Some(parent) = &doc.parent {
-            if !is_hex(parent, 40) {
-                return Err(format!("parent {parent:?} is not a commit id"));
-            }
+        if doc.parent.as_deref() != parent {
+            return Err(format!(
+                "it names parent {:?}, but the commit's first parent is {:?}",
+                doc.parent.as_deref().unwrap_or("null"),
+                parent.unwrap_or("null")
+            ));
         }
         let mut previous: Option<(&str, u32, &str)> = None;
         for (i, d) in doc.deltas.iter().enumerate() {
@@ -208,7 +214,7 @@ mod tests {
     #[test]
     fn a_valid_note_round_trips() {
         let d = doc(vec![delta("a.cs", 1, "A.M"), delta("a.cs", 5, "A.N")]);
-        let parsed = NoteDocument::from_untrusted(d.to_json().as_bytes(), COMMIT).unwrap();
+        let parsed = NoteDocument::from_untrusted(d.to_json().as_bytes(), COMMIT, None).unwrap();
         assert_eq!(parsed, d);
         assert_eq!(parsed.to_json(), d.to_json());
     }
@@ -217,16 +223,20 @@ mod tests {
     fn invalid_notes_are_rejected_with_a_reason() {
         let ok = doc(vec![delta("a.cs", 1, "A.M")]);
         let reject = |d: NoteDocument, needle: &str| {
-            let err = NoteDocument::from_untrusted(d.to_json().as_bytes(), COMMIT).unwrap_err();
+            let err =
+                NoteDocument::from_untrusted(d.to_json().as_bytes(), COMMIT, None).unwrap_err();
             assert!(err.contains(needle), "{err}");
         };
-        assert!(NoteDocument::from_untrusted(b"{not json", COMMIT).is_err());
+        assert!(NoteDocument::from_untrusted(b"{not json", COMMIT, None).is_err());
         let mut d = ok.clone();
         d.v = 2;
         reject(d, "v2 is not supported");
         let mut d = ok.clone();
         d.commit = Some("ffffffffffffffffffffffffffffffffffffffff".into());
         reject(d, "describes commit");
+        let mut d = ok.clone();
+        d.parent = Some("ab".repeat(20));
+        reject(d, "first parent");
         let mut d = ok.clone();
         d.deltas[0].qualname = "A.Other".into();
         reject(d, "id does not match");

@@ -103,13 +103,17 @@ impl Repo {
         Ok(Target::Commit(self.resolve_commit(spec)?))
     }
 
-    /// Opens the repository containing `path` (like git, searching upwards).
+    /// Opens the repository containing `path` (like git, searching upwards,
+    /// and honouring `GIT_DIR` and friends as git's hooks set them).
     pub fn discover(path: &std::path::Path) -> Result<Repo> {
-        let mut repo = gix::discover(path).map_err(|e| Error::OpenRepository {
-            path: path.display().to_string(),
-            source: e,
-        })?;
+        let mut repo =
+            gix::discover_with_environment_overrides(path).map_err(|e| Error::OpenRepository {
+                path: path.display().to_string(),
+                source: e,
+            })?;
         repo.object_cache_size_if_unset(64 * 1024 * 1024);
+        // Notes commits and reflog entries need an identity; git's own, else ours.
+        let _ = repo.committer_or_set_fallback("diffidx", "diffidx@localhost");
         Ok(Repo { repo })
     }
 

@@ -15,9 +15,13 @@ use crate::error::{Error, GitContext, Result};
 /// The notes reference diffidx writes.
 pub const NOTES_REF: &str = "refs/notes/diffidx";
 
+/// Where `init --share` fetches other clones' notes: one ref per remote.
+pub const REMOTE_NOTES_PREFIX: &str = "refs/notes/diffidx-remote/";
+
 /// Read and batch-write access to one notes ref.
 pub struct Notes<'r> {
     repo: &'r Repo,
+    ref_name: String,
     /// The notes commit the state was loaded from (`None`: no notes yet).
     tip: Option<ObjectId>,
     state: gix::note::plumbing::State,
@@ -27,14 +31,18 @@ pub struct Notes<'r> {
 impl Repo {
     /// The commit `refs/notes/diffidx` points to, if any.
     pub fn notes_tip(&self) -> Result<Option<ObjectId>> {
+        self.ref_tip(NOTES_REF)
+    }
+
+    fn ref_tip(&self, name: &str) -> Result<Option<ObjectId>> {
         let reference = self
             .repo
-            .try_find_reference(NOTES_REF)
-            .context(|| format!("cannot read {NOTES_REF}"))?;
+            .try_find_reference(name)
+            .context(|| format!("cannot read {name}"))?;
         match reference {
             Some(mut r) => Ok(Some(
                 r.peel_to_id()
-                    .context(|| format!("cannot resolve {NOTES_REF}"))?
+                    .context(|| format!("cannot resolve {name}"))?
                     .detach(),
             )),
             None => Ok(None),
@@ -43,7 +51,27 @@ impl Repo {
 
     /// Opens the notes at their current tip.
     pub fn notes(&self) -> Result<Notes<'_>> {
-        let tip = self.notes_tip()?;
+        self.notes_at(NOTES_REF)
+    }
+
+    /// The notes refs fetched from remotes (`refs/notes/diffidx-remote/*`).
+    pub fn remote_notes_refs(&self) -> Result<Vec<String>> {
+        let platform = self
+            .repo
+            .references()
+            .context(|| "cannot list references".to_owned())?;
+        let refs = platform
+            .prefixed(REMOTE_NOTES_PREFIX)
+            .context(|| format!("cannot list {REMOTE_NOTES_PREFIX}*"))?;
+        Ok(refs
+            .filter_map(|r| r.ok())
+            .map(|r| r.name().as_bstr().to_str_lossy().into_owned())
+            .collect())
+    }
+
+    /// Opens the notes of any notes ref (read-only use for remote ones).
+    pub fn notes_at(&self, ref_name: &str) -> Result<Notes<'_>> {
+        let tip = self.ref_tip(ref_name)?;
         let tree = match tip {
             Some(commit) => self.commit(commit)?.tree,
             None => ObjectId::empty_tree(self.repo.object_hash()),
@@ -52,6 +80,7 @@ impl Repo {
             .context(|| format!("cannot read the notes tree {tree}"))?;
         Ok(Notes {
             repo: self,
+            ref_name: ref_name.to_owned(),
             tip,
             state,
             staged: 0,
@@ -134,10 +163,24 @@ impl Notes<'_> {
             Some(tip) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(tip)),
             None => PreviousValue::MustNotExist,
         };
-        repo.reference(NOTES_REF, commit, expected, format!("diffidx: {message}"))
-            .map_err(|e| Error::NotesMoved {
-                reason: e.to_string(),
-            })?;
+        if let Err(e) = repo.reference(
+            self.ref_name.as_str(),
+            commit,
+            expected,
+            format!("diffidx: {message}"),
+        ) {
+            let now = self.repo.ref_tip(&self.ref_name).ok().flatten();
+            return Err(if now != self.tip {
+                Error::NotesMoved {
+                    reason: e.to_string(),
+                }
+            } else {
+                Error::Git {
+                    context: format!("cannot update {}", self.ref_name),
+                    source: e,
+                }
+            });
+        }
         self.tip = Some(commit);
         self.staged = 0;
         Ok(Some(commit))

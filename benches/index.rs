@@ -1,0 +1,114 @@
+//! Figures for the README: `cargo bench --bench index`.
+//!
+//! On a generated repository (default 5,000 commits, C# and Rust; set
+//! `BENCH_COMMITS`): backfill commits per second with `git diffidx index`,
+//! `log --symbol` latency (p50/p95, whole process as a user runs it), the
+//! time a hook takes to return to git, and store size per 1,000 commits.
+
+#[path = "../crates/diffidx-core/benches/gen/mod.rs"]
+mod gen;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_git-diffidx")
+}
+
+fn run(dir: &Path, args: &[&str]) -> Duration {
+    let start = Instant::now();
+    let out = Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    start.elapsed()
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1e3
+}
+
+fn main() {
+    let commits: usize = std::env::var("BENCH_COMMITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5000);
+    let dir = tempfile::tempdir().unwrap();
+    gen::history_repo(dir.path(), commits);
+
+    let backfill = run(dir.path(), &["index", "-q"]);
+    let store = dir.path().join(".git/diffidx/graph.kuzu");
+    let size: u64 = ["", ".wal"]
+        .iter()
+        .filter_map(|s| std::fs::metadata(format!("{}{s}", store.display())).ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "backfill of {commits} commits: {:.1} s, {:.0} commits/s; store {:.1} MiB ({:.2} MiB per 1,000 commits)",
+        backfill.as_secs_f64(),
+        commits as f64 / backfill.as_secs_f64(),
+        size as f64 / 1_048_576.0,
+        size as f64 / 1_048_576.0 / (commits as f64 / 1000.0)
+    );
+
+    let names = [
+        "Run3",
+        "run_7",
+        "Service4.Run1",
+        "Service7::run_2",
+        "Added10042",
+        "Run12",
+    ];
+    let mut latencies: Vec<Duration> = (0..60)
+        .map(|i| {
+            run(
+                dir.path(),
+                &["log", "--symbol", names[i % names.len()], "--json"],
+            )
+        })
+        .collect();
+    latencies.sort();
+    println!(
+        "log --symbol (whole process, 60 runs): p50 {:.1} ms, p95 {:.1} ms",
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.95)
+    );
+
+    // The hook as git runs it: it must return at once, indexing in the background.
+    run(dir.path(), &["hooks", "install"]);
+    let bin_dir = Path::new(bin()).parent().unwrap().to_owned();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let hook = dir.path().join(".git/hooks/post-commit");
+    let mut hook_times: Vec<Duration> = (0..20)
+        .map(|_| {
+            let start = Instant::now();
+            let status = Command::new(&hook)
+                .current_dir(dir.path())
+                .env("PATH", &path)
+                .status()
+                .unwrap();
+            assert!(status.success());
+            start.elapsed()
+        })
+        .collect();
+    hook_times.sort();
+    println!(
+        "post-commit hook, time until it returns to git (20 runs): p50 {:.1} ms, p95 {:.1} ms",
+        percentile(&hook_times, 0.5),
+        percentile(&hook_times, 0.95)
+    );
+    // Let the background runs finish before the temp dir goes away.
+    std::thread::sleep(Duration::from_secs(2));
+}

@@ -1,0 +1,23 @@
+# Sourced by scripts/install and scripts/test: the one build directory, and
+# the Debian packages the build needs (kuzu builds a C++ engine with CMake).
+
+# One persistent target directory outside the clone, shared by tests, benches
+# and install (all in the release profile), so the C++ engine is built once.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${HOME:-/root}/.cache/diffidx-target}"
+
+diffidx_missing=()
+command -v cmake >/dev/null 2>&1 || diffidx_missing+=(cmake)
+command -v g++ >/dev/null 2>&1 || diffidx_missing+=(g++)
+command -v git >/dev/null 2>&1 || diffidx_missing+=(git)
+command -v cargo >/dev/null 2>&1 || {
+  echo "error: cargo not found; install Rust (https://rustup.rs) and try again" >&2
+  exit 2
+}
+if [ ${#diffidx_missing[@]} -gt 0 ]; then
+  echo "installing Debian packages: ${diffidx_missing[*]}" >&2
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${diffidx_missing[@]}"
+fi
+unset diffidx_missing

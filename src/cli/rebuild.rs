@@ -1,0 +1,16 @@
+//! `git diffidx rebuild`: the store from the notes alone.
+
+use super::{Context, RebuildArgs};
+
+pub fn run(ctx: &Context, args: &RebuildArgs) -> anyhow::Result<()> {
+    let repo = ctx.open_repo()?;
+    let report = diffidx::index::rebuild(&repo, &args.limits.options(&repo))?;
+    eprintln!(
+        "rebuilt the store from the notes: {} commits loaded",
+        report.loaded
+    );
+    for (commit, reason) in &report.rejected {
+        eprintln!("warning: the note of {commit} was rejected and recomputed: {reason}");
+    }
+    Ok(())
+}

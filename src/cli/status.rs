@@ -1,0 +1,86 @@
+//! `git diffidx status [--json]`
+
+use std::time::Duration;
+
+use diffidx::store::{store_path, Access, Store};
+
+use super::{Context, StatusArgs};
+
+#[derive(serde::Serialize)]
+struct Status {
+    indexed_commits: u64,
+    notes: usize,
+    unindexed_commits: usize,
+    /// True when the count stopped at its limit (of commits looked at).
+    unindexed_more: bool,
+    symbols: u64,
+    changes: u64,
+    store_bytes: u64,
+    store: String,
+    hooks_installed: Vec<String>,
+    last_error: Option<String>,
+}
+
+const COUNT_LIMIT: usize = 100_000;
+
+pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
+    let repo = ctx.open_repo()?;
+    let path = store_path(&repo.common_dir());
+    let counts = if path.exists() {
+        Some(Store::open(&path, Access::ReadOnly, Duration::from_secs(10))?.counts()?)
+    } else {
+        None
+    };
+    let (unindexed, complete) = diffidx::index::unindexed_count(&repo, COUNT_LIMIT)?;
+    let status = Status {
+        indexed_commits: counts.map_or(0, |c| c.commits),
+        notes: repo.notes()?.list()?.len(),
+        unindexed_commits: unindexed,
+        unindexed_more: !complete,
+        symbols: counts.map_or(0, |c| c.symbols),
+        changes: counts.map_or(0, |c| c.changes),
+        store_bytes: disk_size(&path),
+        store: path.display().to_string(),
+        hooks_installed: super::hooks::installed(&repo),
+        last_error: diffidx::index::last_error(&repo),
+    };
+    if args.json {
+        return super::print(&format!("{}\n", serde_json::to_string(&status)?));
+    }
+    let mut out = format!(
+        "indexed commits:   {} ({} notes)\nnot yet indexed:   {}{}\nsymbols:           {} ({} changes)\nstore:             {} ({})\nhooks:             {}\n",
+        status.indexed_commits,
+        status.notes,
+        status.unindexed_commits,
+        if status.unindexed_more { "+" } else { "" },
+        status.symbols,
+        status.changes,
+        status.store,
+        human_bytes(status.store_bytes),
+        if status.hooks_installed.is_empty() {
+            "not installed (run `git diffidx hooks install`)".to_owned()
+        } else {
+            status.hooks_installed.join(", ")
+        },
+    );
+    if let Some(err) = &status.last_error {
+        out.push_str(&format!("last error:        {err}\n"));
+    }
+    super::print(&out)
+}
+
+fn disk_size(path: &std::path::Path) -> u64 {
+    ["", ".wal"]
+        .iter()
+        .filter_map(|s| std::fs::metadata(format!("{}{s}", path.display())).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+fn human_bytes(n: u64) -> String {
+    match n {
+        0..1024 => format!("{n} B"),
+        1024..1_048_576 => format!("{:.1} KiB", n as f64 / 1024.0),
+        _ => format!("{:.1} MiB", n as f64 / 1_048_576.0),
+    }
+}

@@ -1,0 +1,10 @@
+//! diffidx: the persistent, git-native index on top of `diffidx-core`.
+//!
+//! `index` turns commits into notes (`refs/notes/diffidx`, the source of
+//! truth) and loads them into `store` (an embedded Kuzu graph under
+//! `.git/diffidx/`, a cache that can always be rebuilt from the notes).
+//! Nothing here prints to a terminal; the CLI in `src/cli/` does.
+
+pub mod hooks;
+pub mod index;
+pub mod store;

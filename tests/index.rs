@@ -1,0 +1,602 @@
+//! `index`, `log --symbol`, `status`, `rebuild`, `init` and the hooks, end to
+//! end on real repositories with the real binary and a real Kuzu store.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::TestRepo;
+
+fn note_of(repo: &TestRepo, sha: &str) -> String {
+    repo.git(&["notes", "--ref", "diffidx", "show", sha])
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// `status|kind|qualname|path` of each history entry, newest first.
+fn history(repo: &TestRepo, name: &str) -> Vec<String> {
+    let out = json(&repo.ok(&["log", "--symbol", name, "--json"]));
+    out.as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {} {}{}",
+                e["status"].as_str().unwrap(),
+                e["kind"].as_str().unwrap(),
+                e["qualname"].as_str().unwrap(),
+                e["path"].as_str().unwrap(),
+                e.get("old_path")
+                    .map(|p| format!(" <- {}", p.as_str().unwrap()))
+                    .unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+/// A history with an edit, a file rename, a cross-file move and a deletion.
+fn eventful_repo() -> (TestRepo, Vec<String>) {
+    let mut repo = TestRepo::new();
+    let mut shas = Vec::new();
+    repo.write("src/Billing.cs", "namespace Shop\n{\n    class Billing\n    {\n        decimal Tax(decimal net) { return net * 0.2m; }\n        void Other() { }\n    }\n}\n");
+    shas.push(repo.commit("add billing"));
+    repo.write("src/Billing.cs", "namespace Shop\n{\n    class Billing\n    {\n        decimal Tax(decimal net) { return net * 0.25m; }\n        void Other() { }\n    }\n}\n");
+    shas.push(repo.commit("raise tax"));
+    repo.git(&["mv", "src/Billing.cs", "src/Invoicing.cs"]);
+    shas.push(repo.commit("rename file"));
+    repo.write(
+        "src/Invoicing.cs",
+        "namespace Shop\n{\n    class Billing\n    {\n        void Other() { }\n    }\n}\n",
+    );
+    repo.write("src/Taxes.cs", "namespace Shop\n{\n    class Taxes\n    {\n        decimal Tax(decimal net) { return net * 0.25m; }\n    }\n}\n");
+    shas.push(repo.commit("move tax"));
+    repo.remove("src/Taxes.cs");
+    shas.push(repo.commit("drop taxes"));
+    (repo, shas)
+}
+
+#[test]
+fn notes_equal_show_json_and_reindexing_is_a_no_op() {
+    let (repo, shas) = eventful_repo();
+    let out = repo.diffidx(&["index"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("indexed 5 commits"));
+    for sha in &shas {
+        assert_eq!(
+            note_of(&repo, sha),
+            repo.ok(&["show", "--json", sha]),
+            "{sha}"
+        );
+    }
+    // One run, one notes commit.
+    assert_eq!(
+        repo.git(&["rev-list", "--count", "refs/notes/diffidx"])
+            .trim(),
+        "1"
+    );
+    let tip = repo.git(&["rev-parse", "refs/notes/diffidx"]);
+    let again = repo.diffidx(&["index"]);
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already up to date"));
+    assert_eq!(repo.git(&["rev-parse", "refs/notes/diffidx"]), tip);
+    let status = json(&repo.ok(&["status", "--json"]));
+    assert_eq!(status["indexed_commits"], 5);
+    assert_eq!(status["notes"], 5);
+    assert_eq!(status["unindexed_commits"], 0);
+}
+
+#[test]
+fn log_follows_renames_moves_and_deletion() {
+    let (repo, _) = eventful_repo();
+    repo.ok(&["index", "-q"]);
+    assert_eq!(
+        history(&repo, "Tax"),
+        [
+            "DELETED method Shop.Taxes.Tax src/Taxes.cs",
+            "MOVED method Shop.Taxes.Tax src/Taxes.cs <- src/Invoicing.cs",
+            "MOVED method Shop.Billing.Tax src/Invoicing.cs <- src/Billing.cs",
+            "MODIFIED method Shop.Billing.Tax src/Billing.cs",
+            "ADDED method Shop.Billing.Tax src/Billing.cs",
+        ]
+    );
+    // Suffix at a boundary, exact names, signatures, kind and path filters;
+    // from any of its names, a symbol's history follows it where it went.
+    assert_eq!(history(&repo, "Billing.Tax").len(), 5);
+    assert_eq!(history(&repo, "Shop.Billing.Tax(decimal)").len(), 5);
+    assert!(history(&repo, "ax").is_empty());
+    assert!(history(&repo, "Tax(int)").is_empty());
+    let classes = json(&repo.ok(&["log", "--symbol", "Billing", "--kind", "class", "--json"]));
+    assert!(classes
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["kind"] == "class"));
+    let elsewhere = json(&repo.ok(&[
+        "log",
+        "--symbol",
+        "Other",
+        "--path",
+        "src/Taxes.cs",
+        "--json",
+    ]));
+    assert_eq!(elsewhere.as_array().unwrap().len(), 0);
+    assert_eq!(
+        history(&repo, "Other"),
+        [
+            "MOVED method Shop.Billing.Other src/Invoicing.cs <- src/Billing.cs",
+            "ADDED method Shop.Billing.Other src/Billing.cs",
+        ]
+    );
+    let in_src = json(&repo.ok(&["log", "--symbol", "Other", "--path", "src", "--json"]));
+    assert_eq!(in_src.as_array().unwrap().len(), 2);
+    // The documented JSON fields.
+    let entry = &json(&repo.ok(&["log", "--symbol", "Tax", "--json"]))[0];
+    for field in [
+        "commit",
+        "date",
+        "author",
+        "subject",
+        "status",
+        "kind",
+        "path",
+        "qualname",
+        "sig",
+        "start_line",
+        "end_line",
+    ] {
+        assert!(entry.get(field).is_some(), "missing {field} in {entry}");
+    }
+    assert_eq!(entry["subject"], "drop taxes");
+    assert_eq!(entry["author"], "Ada Lovelace");
+    // Human output and -p.
+    let text = repo.ok(&["log", "--symbol", "Billing.Tax", "-p"]);
+    assert!(text.contains("MODIFIED"), "{text}");
+    assert!(
+        text.contains("    -        decimal Tax(decimal net) { return net * 0.2m; }"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    +        decimal Tax(decimal net) { return net * 0.25m; }"),
+        "{text}"
+    );
+}
+
+#[test]
+fn rebuild_from_notes_gives_the_same_answers() {
+    let (repo, _) = eventful_repo();
+    repo.ok(&["index", "-q"]);
+    let before = repo.ok(&["log", "--symbol", "Tax", "--json"]);
+    let other = repo.ok(&["log", "--symbol", "Other", "--json"]);
+    repo.ok(&["rebuild"]);
+    assert_eq!(repo.ok(&["log", "--symbol", "Tax", "--json"]), before);
+    assert_eq!(repo.ok(&["log", "--symbol", "Other", "--json"]), other);
+    // A store deleted outright is also rebuilt by the next index.
+    std::fs::remove_file(repo.path().join(".git/diffidx/graph.kuzu")).unwrap();
+    let _ = std::fs::remove_file(repo.path().join(".git/diffidx/graph.kuzu.wal"));
+    repo.ok(&["index", "-q"]);
+    assert_eq!(repo.ok(&["log", "--symbol", "Tax", "--json"]), before);
+}
+
+#[test]
+fn log_without_an_index_says_what_to_run() {
+    let (repo, _) = eventful_repo();
+    let out = repo.diffidx(&["log", "--symbol", "Tax"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("git diffidx init"));
+}
+
+#[test]
+fn log_says_when_the_index_is_behind_head() {
+    let (mut repo, _) = eventful_repo();
+    repo.ok(&["index", "-q"]);
+    repo.write("src/New.cs", "class New { }\n");
+    repo.commit("new");
+    let out = repo.diffidx(&["log", "--symbol", "Tax"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("is not indexed yet; run `git diffidx index`"));
+}
+
+#[test]
+fn malformed_notes_from_a_remote_are_rejected_and_recomputed() {
+    let (repo, shas) = eventful_repo();
+    // A "remote" note: garbage for one commit, a lie about another.
+    repo.git(&[
+        "notes",
+        "--ref",
+        "diffidx",
+        "add",
+        "-m",
+        "{not json",
+        &shas[1],
+    ]);
+    let lie = repo
+        .ok(&["show", "--json", &shas[0]])
+        .replace(&shas[0], &shas[2]);
+    repo.git(&[
+        "notes",
+        "--ref",
+        "diffidx",
+        "add",
+        "-m",
+        lie.trim(),
+        &shas[2],
+    ]);
+    let out = repo.diffidx(&["index"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("the note of {} was rejected", shas[1])),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("the note of {} was rejected", shas[2])),
+        "{err}"
+    );
+    for sha in &shas {
+        assert_eq!(
+            note_of(&repo, sha),
+            repo.ok(&["show", "--json", sha]),
+            "{sha}"
+        );
+    }
+    assert_eq!(history(&repo, "Tax").len(), 5);
+}
+
+#[test]
+fn valid_notes_from_elsewhere_are_imported_not_recomputed() {
+    let (repo, shas) = eventful_repo();
+    repo.ok(&["index", "-q"]);
+    // A clone that fetches the notes gets the same answers without parsing history.
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", repo.path().display());
+    repo.git(&["clone", "-q", &url, clone.path().to_str().unwrap()]);
+    let run = |args: &[&str]| {
+        std::process::Command::new(common::bin())
+            .args(args)
+            .current_dir(clone.path())
+            .output()
+            .unwrap()
+    };
+    let fetch = std::process::Command::new("git")
+        .args([
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/diffidx:refs/notes/diffidx",
+        ])
+        .current_dir(clone.path())
+        .status()
+        .unwrap();
+    assert!(fetch.success());
+    let out = run(&["index"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("(0 computed, 5 from existing notes)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theirs = run(&["log", "--symbol", "Tax", "--json"]);
+    assert_eq!(
+        String::from_utf8_lossy(&theirs.stdout),
+        repo.ok(&["log", "--symbol", "Tax", "--json"])
+    );
+    let _ = shas;
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn all_noted(repo: &TestRepo) -> bool {
+    let all = repo.git(&["rev-list", "HEAD"]);
+    all.lines().all(|sha| {
+        std::process::Command::new("git")
+            .args(["notes", "--ref", "diffidx", "show", sha])
+            .current_dir(repo.path())
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    })
+}
+
+/// Runs git with the built binary's directory on PATH, as a user would have it.
+fn git_with_diffidx(repo: &TestRepo, args: &[&str]) -> std::process::Output {
+    let bin_dir = common::bin().parent().unwrap().to_owned();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::process::Command::new("git")
+        .args(args)
+        .current_dir(repo.path())
+        .env("PATH", path)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Ada Lovelace")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+        .env("GIT_COMMITTER_NAME", "Ada Lovelace")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn hooks_index_commits_amends_and_rebases_in_the_background() {
+    let mut repo = TestRepo::new();
+    repo.write("a.rs", "fn a() {}\n");
+    repo.commit("a");
+    // A hook the user already had is kept and still runs.
+    repo.write(
+        ".git/hooks/post-commit",
+        "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/user-hook-ran\"\n",
+    );
+    std::os::unix::fs::PermissionsExt::set_mode(
+        &mut std::fs::metadata(repo.path().join(".git/hooks/post-commit"))
+            .unwrap()
+            .permissions(),
+        0o755,
+    );
+    std::fs::set_permissions(
+        repo.path().join(".git/hooks/post-commit"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    repo.ok(&["hooks", "install"]);
+    let status = json(&repo.ok(&["status", "--json"]));
+    assert_eq!(
+        status["hooks_installed"],
+        serde_json::json!(["post-commit", "post-merge", "post-rewrite"])
+    );
+
+    for i in 0..3 {
+        repo.write("a.rs", format!("fn a() {{ {i} }}\n"));
+        let started = Instant::now();
+        let out = git_with_diffidx(&repo, &["commit", "-qam", &format!("edit {i}")]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "a hook printed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the commit waited for indexing"
+        );
+    }
+    assert!(repo.path().join(".git/user-hook-ran").exists());
+    wait_until("the hooks to index every commit", || all_noted(&repo));
+
+    // Amend and rebase rewrite commits; post-rewrite indexes the new ones.
+    repo.write("b.rs", "fn b() {}\n");
+    repo.git(&["add", "b.rs"]);
+    assert!(
+        git_with_diffidx(&repo, &["commit", "-q", "--amend", "--no-edit"])
+            .status
+            .success()
+    );
+    assert!(
+        git_with_diffidx(&repo, &["rebase", "-q", "--exec", "true", "HEAD~3"])
+            .status
+            .success()
+    );
+    wait_until("the rewritten commits to be indexed", || all_noted(&repo));
+    let status = json(&repo.ok(&["status", "--json"]));
+    assert_eq!(status["last_error"], serde_json::Value::Null);
+
+    repo.ok(&["hooks", "uninstall"]);
+    let restored = std::fs::read_to_string(repo.path().join(".git/hooks/post-commit")).unwrap();
+    assert!(restored.contains("user-hook-ran"));
+    assert!(!repo.path().join(".git/hooks/post-merge").exists());
+}
+
+#[test]
+fn concurrent_hook_runs_end_with_everything_indexed() {
+    let mut repo = TestRepo::new();
+    for i in 0..30 {
+        repo.write(&format!("f{}.rs", i % 4), format!("fn f{i}() {{}}\n"));
+        repo.commit(&format!("c{i}"));
+    }
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            std::process::Command::new(common::bin())
+                .args(["hook-run", "post-commit"])
+                .current_dir(repo.path())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    wait_until("every commit to be indexed", || all_noted(&repo));
+    let status = json(&repo.ok(&["status", "--json"]));
+    assert_eq!(status["indexed_commits"], 30);
+    assert_eq!(status["last_error"], serde_json::Value::Null);
+}
+
+#[test]
+fn a_killed_index_run_is_caught_up_by_the_next() {
+    let mut repo = TestRepo::new();
+    for i in 0..400 {
+        repo.write(
+            &format!("src/m{}.rs", i % 7),
+            format!("pub fn f{i}() -> u32 {{ {i} }}\npub fn g() {{}}\n"),
+        );
+        repo.commit(&format!("c{i}"));
+    }
+    for delay_ms in [50u64, 300] {
+        let mut child = std::process::Command::new(common::bin())
+            .args(["index", "-q"])
+            .current_dir(repo.path())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+    }
+    let out = repo.diffidx(&["index"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status = json(&repo.ok(&["status", "--json"]));
+    assert_eq!(status["notes"], 400);
+    assert_eq!(status["indexed_commits"], 400);
+    assert_eq!(status["unindexed_commits"], 0);
+    // Same answers as a clean index of the same history.
+    let clean = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", repo.path().display());
+    repo.git(&["clone", "-q", &url, clean.path().to_str().unwrap()]);
+    let run = |dir: &std::path::Path, args: &[&str]| {
+        let out = std::process::Command::new(common::bin())
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(clean.path(), &["index", "-q"]);
+    assert_eq!(
+        run(clean.path(), &["log", "--symbol", "g", "--json"]),
+        repo.ok(&["log", "--symbol", "g", "--json"])
+    );
+}
+
+#[test]
+fn init_installs_hooks_and_backfills_a_bounded_window() {
+    let mut repo = TestRepo::new();
+    repo.write("old.rs", "fn old() {}\n");
+    repo.commit_at("ancient", 1_000_000_000);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    repo.write("new.rs", "fn new() {}\n");
+    repo.commit_at("recent", now);
+    let out = repo.diffidx(&["init", "--days", "30"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("installed hooks: post-commit, post-merge, post-rewrite"),
+        "{err}"
+    );
+    assert!(
+        err.contains("backfill of the last 30 days: indexed 1 commits"),
+        "{err}"
+    );
+    let status = json(&repo.ok(&["status", "--json"]));
+    assert_eq!(status["indexed_commits"], 1);
+    assert_eq!(status["unindexed_commits"], 1);
+    assert_eq!(history(&repo, "new"), ["ADDED function new new.rs"]);
+    assert!(history(&repo, "old").is_empty());
+}
+
+#[test]
+fn init_share_fetches_and_imports_a_remotes_notes() {
+    let (origin, shas) = eventful_repo();
+    origin.ok(&["index", "-q"]);
+    // A bad note on the remote side for one commit: never trusted.
+    let bad_target = &shas[4];
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", origin.path().display());
+    origin.git(&["clone", "-q", &url, clone.path().to_str().unwrap()]);
+    origin.git(&[
+        "notes",
+        "--ref",
+        "diffidx",
+        "add",
+        "-f",
+        "-m",
+        "{\"v\":1,\"garbage\":true}",
+        bad_target,
+    ]);
+    let in_clone = |program: &str, args: &[&str]| {
+        let out = std::process::Command::new(program)
+            .args(args)
+            .current_dir(clone.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let bin = common::bin();
+    let bin = bin.to_str().unwrap();
+    let (_, err) = in_clone(bin, &["init", "--share", "--no-hooks", "--days", "100000"]);
+    assert!(
+        err.contains("`git fetch origin` now brings origin's notes"),
+        "{err}"
+    );
+    // Saying it twice adds nothing.
+    in_clone(bin, &["init", "--share", "--no-hooks", "--days", "100000"]);
+    let (fetch_specs, _) = in_clone("git", &["config", "--get-all", "remote.origin.fetch"]);
+    assert_eq!(
+        fetch_specs
+            .matches("refs/notes/diffidx-remote/origin")
+            .count(),
+        1
+    );
+    in_clone("git", &["fetch", "-q", "origin"]);
+    // Drop the clone's own notes and store, so the remote's are all it has.
+    in_clone("git", &["update-ref", "-d", "refs/notes/diffidx"]);
+    std::fs::remove_dir_all(clone.path().join(".git/diffidx")).unwrap();
+    let (_, err) = in_clone(bin, &["index"]);
+    assert!(
+        err.contains(&format!("the note of {bad_target} was rejected")),
+        "{err}"
+    );
+    assert!(
+        err.contains("(from refs/notes/diffidx-remote/origin)"),
+        "{err}"
+    );
+    assert!(err.contains("(1 computed, 4 from existing notes)"), "{err}");
+    for sha in &shas[..4] {
+        let (ours, _) = in_clone("git", &["notes", "--ref", "diffidx", "show", sha]);
+        assert_eq!(ours, origin.ok(&["show", "--json", sha]));
+    }
+    let (ours, _) = in_clone("git", &["notes", "--ref", "diffidx", "show", bad_target]);
+    assert_eq!(ours, origin.ok(&["show", "--json", bad_target]));
+}
