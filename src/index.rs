@@ -300,6 +300,35 @@ fn open_store_for_writing(repo: &Repo) -> Result<Store> {
     }
 }
 
+/// Opens the store for reading, waiting for a writer for up to `wait`. When
+/// no writer is running but one left changes to replay (it was killed), this
+/// replays them, as a writer under the writer lock, and opens again.
+pub fn open_for_reading(repo: &Repo, wait: Duration) -> Result<Store> {
+    let path = store_path(&repo.common_dir());
+    let started = std::time::Instant::now();
+    loop {
+        let error = match Store::open(&path, Access::ReadOnly, Duration::ZERO) {
+            Ok(store) => return Ok(store),
+            Err(StoreError::NeedsReplay { .. }) => {
+                match WriterLock::acquire(&state_dir(repo), false) {
+                    Ok(_lock) => {
+                        drop(Store::open(&path, Access::ReadWrite, wait)?);
+                        continue;
+                    }
+                    Err(IndexError::Busy) => StoreError::NeedsReplay { path: path.clone() },
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(e @ StoreError::Locked { .. }) => e,
+            Err(e) => return Err(e.into()),
+        };
+        if started.elapsed() >= wait {
+            return Err(error.into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Removes (or moves aside) a store and its write-ahead log.
 pub fn remove_store_files(path: &Path, aside: Option<&Path>) {
     for suffix in ["", ".wal", ".shadow", ".tmp"] {

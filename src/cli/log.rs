@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use anyhow::Context as _;
-use diffidx::store::{store_path, Access, HistoryEntry, HistoryQuery, Store};
+use diffidx::store::{store_path, HistoryEntry, HistoryQuery, Store};
 use diffidx_core::git::Repo;
 
 use super::{Context, LogArgs, UsageError};
@@ -18,7 +18,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
         )
         .into());
     }
-    let store = Store::open(&path, Access::ReadOnly, Duration::from_secs(10))?;
+    let store = diffidx::index::open_for_reading(&repo, Duration::from_secs(10))?;
     let mut query = HistoryQuery::parse(&args.symbol);
     query.kind = args.kind.clone();
     query.path = args.path.clone();

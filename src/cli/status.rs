@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use diffidx::store::{store_path, Access, Store};
+use diffidx::store::store_path;
 
 use super::{Context, StatusArgs};
 
@@ -27,7 +27,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
     let path = store_path(&repo.common_dir());
     let counts = if path.exists() {
-        Some(Store::open(&path, Access::ReadOnly, Duration::from_secs(10))?.counts()?)
+        Some(diffidx::index::open_for_reading(&repo, Duration::from_secs(10))?.counts()?)
     } else {
         None
     };

@@ -27,6 +27,10 @@ pub enum StoreError {
     Locked { path: PathBuf, waited: Duration },
     #[error("the store {} cannot be opened: {reason}; run `git diffidx rebuild` to recreate it from the notes", path.display())]
     Unusable { path: PathBuf, reason: String },
+    /// A writer left changes to replay (it stopped, or is finishing); only a
+    /// read-write open replays them.
+    #[error("the store {} has changes to replay; run `git diffidx index` to recover it", path.display())]
+    NeedsReplay { path: PathBuf },
     #[error("store query failed ({what}): {reason}")]
     Query { what: &'static str, reason: String },
 }
@@ -72,16 +76,23 @@ impl Store {
                 Ok(db) => break db,
                 Err(e) => {
                     let reason = e.to_string();
-                    if !reason.contains("lock") {
+                    let replay = reason.contains("replay") || reason.contains("shadow");
+                    if !reason.contains("lock") && !replay {
                         return Err(StoreError::Unusable {
                             path: path.to_owned(),
                             reason,
                         });
                     }
                     if started.elapsed() >= wait {
-                        return Err(StoreError::Locked {
-                            path: path.to_owned(),
-                            waited: started.elapsed(),
+                        return Err(if replay {
+                            StoreError::NeedsReplay {
+                                path: path.to_owned(),
+                            }
+                        } else {
+                            StoreError::Locked {
+                                path: path.to_owned(),
+                                waited: started.elapsed(),
+                            }
                         });
                     }
                     std::thread::sleep(Duration::from_millis(50));
@@ -322,8 +333,9 @@ impl Store {
     /// The history of the symbols matching `query`, following moves, newest first.
     pub fn history(&self, query: &HistoryQuery) -> Result<Vec<HistoryEntry>> {
         let conn = self.conn()?;
-        let mut filters = vec!["s.qualname =~ $pattern".to_owned()];
-        let mut params = vec![("pattern", string(&query.pattern()))];
+        // Candidates by own name (an equality scan), then the qualname rule.
+        let mut filters = vec!["s.name = $name".to_owned()];
+        let mut params = vec![("name", string(own_name(&query.name)))];
         if let Some(sig) = &query.sig {
             filters.push("s.sig = $sig".into());
             params.push(("sig", string(sig)));
@@ -340,29 +352,41 @@ impl Store {
         let mut stmt = prepare(
             &conn,
             &format!(
-                "MATCH (s:Symbol) WHERE {} RETURN s.id",
+                "MATCH (s:Symbol) WHERE {} RETURN s.id, s.qualname",
                 filters.join(" AND ")
             ),
         )?;
         let mut ids: HashSet<String> = execute(&conn, "match symbols", &mut stmt, params)?
             .iter()
+            .filter(|r| as_string(&r[1]).is_some_and(|q| query.matches(&q)))
             .filter_map(|r| as_string(&r[0]))
             .collect();
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        // Follow moves both ways: earlier identities and later ones.
-        let mut moved = prepare(
+        // Follow moves both ways, one hop at a time: earlier and later identities.
+        let mut hop = prepare(
             &conn,
-            "MATCH (a:Symbol)-[:MOVED_TO*1..16]-(b:Symbol) WHERE a.id IN $ids RETURN DISTINCT b.id",
+            "MATCH (a:Symbol)-[:MOVED_TO]-(b:Symbol) WHERE a.id IN $ids RETURN DISTINCT b.id",
         )?;
-        let related = execute(
-            &conn,
-            "follow moves",
-            &mut moved,
-            vec![("ids", string_list(&ids))],
-        )?;
-        ids.extend(related.iter().filter_map(|r| as_string(&r[0])));
+        let mut frontier = ids.clone();
+        for _ in 0..16 {
+            let next: HashSet<String> = execute(
+                &conn,
+                "follow moves",
+                &mut hop,
+                vec![("ids", string_list(&frontier))],
+            )?
+            .iter()
+            .filter_map(|r| as_string(&r[0]))
+            .filter(|id| !ids.contains(id))
+            .collect();
+            if next.is_empty() {
+                break;
+            }
+            ids.extend(next.iter().cloned());
+            frontier = next;
+        }
         let mut stmt = prepare(
             &conn,
             "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE s.id IN $ids \
@@ -441,10 +465,23 @@ impl HistoryQuery {
         }
     }
 
-    /// The qualname regex: the name exactly, or after a `.`/`::` boundary,
-    /// optionally with a twin's `#n` suffix.
-    fn pattern(&self) -> String {
-        format!("^(.*(\\.|::))?{}(#[0-9]+)?$", regex_escape(&self.name))
+    /// True when `qualname` is the name, or ends with it after a `.`/`::`
+    /// boundary, optionally followed by a twin's `#n` suffix.
+    pub fn matches(&self, qualname: &str) -> bool {
+        let base = match qualname.rfind('#') {
+            Some(i)
+                if !qualname[i + 1..].is_empty()
+                    && qualname[i + 1..].bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                &qualname[..i]
+            }
+            _ => qualname,
+        };
+        match base.strip_suffix(self.name.as_str()) {
+            Some("") => true,
+            Some(prefix) => prefix.ends_with('.') || prefix.ends_with("::"),
+            None => false,
+        }
     }
 }
 
@@ -723,17 +760,6 @@ fn as_u32(value: &Value) -> u32 {
     }
 }
 
-fn regex_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if "\\.+*?()|[]{}^$#&-~".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn kuzu_error(what: &'static str, e: kuzu::Error) -> StoreError {
     StoreError::Query {
         what,
@@ -806,9 +832,12 @@ mod tests {
         );
         let q = HistoryQuery::parse("Labeled::fmt");
         assert_eq!((q.name.as_str(), q.sig), ("Labeled::fmt", None));
-        assert_eq!(
-            HistoryQuery::parse("Foo.Bar").pattern(),
-            "^(.*(\\.|::))?Foo\\.Bar(#[0-9]+)?$"
-        );
+        let q = HistoryQuery::parse("Foo.Bar");
+        assert!(q.matches("Foo.Bar"));
+        assert!(q.matches("Acme.Foo.Bar"));
+        assert!(q.matches("Acme.Foo.Bar#2"));
+        assert!(!q.matches("Acme.XFoo.Bar"));
+        assert!(!q.matches("Acme.Foo.Barn"));
+        assert!(HistoryQuery::parse("fmt").matches("Wrapper::fmt"));
     }
 }
