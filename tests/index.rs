@@ -81,10 +81,33 @@ fn notes_equal_show_json_and_reindexing_is_a_no_op() {
         "1"
     );
     let tip = repo.git(&["rev-parse", "refs/notes/diffidx"]);
+    let counts = |repo: &TestRepo| {
+        let s = json(&repo.ok(&["status", "--json"]));
+        (
+            s["indexed_commits"].clone(),
+            s["symbols"].clone(),
+            s["changes"].clone(),
+        )
+    };
+    let before = counts(&repo);
     let again = repo.diffidx(&["index"]);
     assert!(again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("already up to date"));
     assert_eq!(repo.git(&["rev-parse", "refs/notes/diffidx"]), tip);
+    assert_eq!(counts(&repo), before);
+    // Every delta of every note is one change in the store.
+    let deltas: usize = shas
+        .iter()
+        .map(|sha| {
+            json(&note_of(&repo, sha))["deltas"]
+                .as_array()
+                .unwrap()
+                .len()
+        })
+        .sum();
+    assert_eq!(before.2, deltas);
+    repo.ok(&["rebuild"]);
+    assert_eq!(counts(&repo), before);
     let status = json(&repo.ok(&["status", "--json"]));
     assert_eq!(status["indexed_commits"], 5);
     assert_eq!(status["notes"], 5);

@@ -194,8 +194,25 @@ impl Store {
         records: &[CommitRecord],
         notes_tip: Option<&str>,
     ) -> Result<()> {
+        // A commit is loaded whole or not at all (one transaction), so one
+        // that is already here is skipped: loading twice changes nothing.
+        let shas: HashSet<String> = records.iter().map(|r| r.info.id.to_string()).collect();
+        let mut stmt = prepare(conn, "MATCH (c:Commit) WHERE c.sha IN $shas RETURN c.sha")?;
+        let present: HashSet<String> = execute(
+            conn,
+            "find loaded commits",
+            &mut stmt,
+            vec![("shas", string_list(&shas))],
+        )?
+        .iter()
+        .filter_map(|r| as_string(&r[0]))
+        .collect();
+        let fresh: Vec<&CommitRecord> = records
+            .iter()
+            .filter(|r| !present.contains(&r.info.id.to_string()))
+            .collect();
         let base_seq = self.next_seq(conn)?;
-        let batch = Batch::new(records, base_seq);
+        let batch = Batch::new(&fresh, base_seq);
         upsert(
             conn,
             "commits",
@@ -229,21 +246,23 @@ impl Store {
         upsert(
             conn,
             "hierarchy",
-            "UNWIND $rows AS r MATCH (a:Symbol {id: r.child}), (b:Symbol {id: r.parent}) MERGE (a)-[:CHILD_OF]->(b)",
+            "UNWIND $rows AS r MERGE (a:Symbol {id: r.child}) MERGE (b:Symbol {id: r.parent}) \
+             MERGE (a)-[:CHILD_OF]->(b)",
             &batch.children,
         )?;
         upsert(
             conn,
             "files of symbols",
-            "UNWIND $rows AS r MATCH (a:Symbol {id: r.id}), (f:File {path: r.path}) MERGE (a)-[:IN_FILE]->(f)",
+            "UNWIND $rows AS r MERGE (a:Symbol {id: r.id}) MERGE (f:File {path: r.path}) MERGE (a)-[:IN_FILE]->(f)",
             &batch.in_file,
         )?;
         upsert(
             conn,
             "changes",
-            "UNWIND $rows AS r MATCH (s:Symbol {id: r.id}), (c:Commit {sha: r.sha}) \
-             MERGE (s)-[e:CHANGED_IN]->(c) SET e.status = r.status, e.old_path = r.old_path, \
-             e.modified = r.modified, e.start_line = r.start_line, e.end_line = r.end_line",
+            // Commits already in the store were skipped above, so every change is new.
+            "UNWIND $rows AS r MERGE (s:Symbol {id: r.id}) MERGE (c:Commit {sha: r.sha}) \
+             CREATE (s)-[:CHANGED_IN {status: r.status, old_path: r.old_path, modified: r.modified, \
+             start_line: r.start_line, end_line: r.end_line}]->(c)",
             &batch.changes,
         )?;
         for m in &batch.moves {
@@ -537,7 +556,7 @@ struct Move {
 }
 
 impl Batch {
-    fn new(records: &[CommitRecord], base_seq: i64) -> Batch {
+    fn new(records: &[&CommitRecord], base_seq: i64) -> Batch {
         let mut batch = Batch {
             commits: Vec::new(),
             files: Vec::new(),
