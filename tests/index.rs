@@ -415,6 +415,22 @@ fn hooks_index_commits_amends_and_rebases_in_the_background() {
     assert!(repo.path().join(".git/user-hook-ran").exists());
     wait_until("the hooks to index every commit", || all_noted(&repo));
 
+    // A merge: post-merge indexes the merge commit (no deltas of its own).
+    repo.git(&["checkout", "-q", "-b", "side", "HEAD~1"]);
+    repo.write("side.rs", "fn side() {}\n");
+    repo.git(&["add", "side.rs"]);
+    repo.git(&["commit", "-qm", "side"]);
+    repo.git(&["checkout", "-q", "main"]);
+    let out = git_with_diffidx(&repo, &["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    wait_until("the merge to be indexed", || all_noted(&repo));
+    let merge_note = json(&note_of(&repo, repo.git(&["rev-parse", "HEAD"]).trim()));
+    assert_eq!(merge_note["deltas"], serde_json::json!([]));
+
     // Amend and rebase rewrite commits; post-rewrite indexes the new ones.
     repo.write("b.rs", "fn b() {}\n");
     repo.git(&["add", "b.rs"]);
