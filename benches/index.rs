@@ -3,7 +3,8 @@
 //! On a generated repository (default 5,000 commits, C# and Rust; set
 //! `BENCH_COMMITS`): backfill commits per second with `git diffidx index`,
 //! `log --symbol` latency (p50/p95, whole process as a user runs it), the
-//! time a hook takes to return to git, and store size per 1,000 commits.
+//! time a hook takes to return to git, store size per 1,000 commits, and
+//! (with NEO4J_* set) rows per second pushed to a Bolt server.
 
 #[path = "../crates/diffidx-core/benches/gen/mod.rs"]
 mod gen;
@@ -44,7 +45,22 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     gen::history_repo(dir.path(), commits);
 
-    let backfill = run(dir.path(), &["index", "-q"]);
+    // The backfill alone: without Neo4j settings, `index` does not push.
+    let start = Instant::now();
+    let out = Command::new(bin())
+        .args(["index", "-q"])
+        .current_dir(dir.path())
+        .env_remove("NEO4J_URI")
+        .env_remove("NEO4J_URL")
+        .env_remove("NEO4J_PASSWORD")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let backfill = start.elapsed();
     let store = dir.path().join(".git/diffidx/graph.kuzu");
     let size: u64 = ["", ".wal"]
         .iter()
@@ -81,6 +97,34 @@ fn main() {
         percentile(&latencies, 0.5),
         percentile(&latencies, 0.95)
     );
+
+    // With a Bolt server described in NEO4J_* (scripts/bolt-server start), push it all.
+    if std::env::var("NEO4J_URI").is_ok() && std::env::var("NEO4J_PASSWORD").is_ok() {
+        let out = Command::new(bin())
+            .args(["push"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{text}");
+        // "pushed N commits (R rows in T transactions) to URI as REPO in S s"
+        let rows: f64 = text
+            .split(" rows")
+            .next()
+            .and_then(|s| s.rsplit('(').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0.0);
+        let secs: f64 = text
+            .rsplit(" in ")
+            .next()
+            .and_then(|s| s.trim().trim_end_matches(" s").parse().ok())
+            .unwrap_or(f64::NAN);
+        println!(
+            "push to Neo4j (Bolt): {} -> {:.0} rows/s",
+            text.trim(),
+            rows / secs
+        );
+    }
 
     // The hook as git runs it: it must return at once, indexing in the background.
     run(dir.path(), &["hooks", "install"]);

@@ -546,11 +546,30 @@ pub fn run_for_hook(repo: &Repo, options: &IndexOptions) -> Result<()> {
         let _ = std::fs::remove_file(&pending);
         let result = index_locked(repo, options);
         drop(lock);
+        // Credentials present: push as well; failures are logged, never shown.
+        if result.is_ok() {
+            if let Ok(Some(config)) = crate::sync::Neo4jConfig::from_env(repo) {
+                if let Err(e) = crate::sync::push(repo, &config) {
+                    log_line(&dir, &format!("push failed: {e}"));
+                }
+            }
+        }
         log_hook_run(&dir, &result);
         result?;
         if !pending.exists() {
             return Ok(());
         }
+    }
+}
+
+fn log_line(dir: &Path, line: &str) {
+    use std::io::Write;
+    if let Ok(mut f) = File::options()
+        .create(true)
+        .append(true)
+        .open(dir.join("hook.log"))
+    {
+        let _ = writeln!(f, "{line}");
     }
 }
 

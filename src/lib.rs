@@ -3,8 +3,10 @@
 //! `index` turns commits into notes (`refs/notes/diffidx`, the source of
 //! truth) and loads them into `store` (an embedded Kuzu graph under
 //! `.git/diffidx/`, a cache that can always be rebuilt from the notes).
+//! `sync` pushes the notes to a shared Neo4j when credentials are given.
 //! Nothing here prints to a terminal; the CLI in `src/cli/` does.
 
 pub mod hooks;
 pub mod index;
 pub mod store;
+pub mod sync;

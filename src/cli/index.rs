@@ -17,6 +17,18 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<()> {
     if !args.quiet {
         eprint!("{}", summary(&report));
     }
+    // With Neo4j credentials, push too; a Neo4j that is down does not fail indexing.
+    if let Some(config) = diffidx::sync::Neo4jConfig::from_env(&repo)? {
+        let started = std::time::Instant::now();
+        match diffidx::sync::push(&repo, &config) {
+            Ok(pushed) if !args.quiet => eprintln!(
+                "{}",
+                super::push::summary(&pushed, &config, started.elapsed())
+            ),
+            Ok(_) => {}
+            Err(e) => eprintln!("warning: {e}; run `git diffidx push` to retry"),
+        }
+    }
     Ok(())
 }
 

@@ -6,6 +6,7 @@ mod hooks;
 mod index;
 mod init;
 mod log;
+mod push;
 mod rebuild;
 mod show;
 mod status;
@@ -53,6 +54,9 @@ pub enum Command {
     Status(StatusArgs),
     /// Recreate the store from the notes alone.
     Rebuild(RebuildArgs),
+    /// Push every indexed commit not pushed yet to the shared Neo4j
+    /// (NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE).
+    Push(PushArgs),
     /// Create the store, install the hooks and index recent history.
     Init(InitArgs),
     /// Install or remove the hooks that keep the index current.
@@ -153,6 +157,13 @@ pub struct StatusArgs {
 }
 
 #[derive(Args)]
+pub struct PushArgs {
+    /// Print nothing on success.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Args)]
 pub struct RebuildArgs {
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -226,6 +237,7 @@ pub fn main() -> ExitCode {
         Command::Log(args) => log::run(&ctx, args),
         Command::Status(args) => status::run(&ctx, args),
         Command::Rebuild(args) => rebuild::run(&ctx, args),
+        Command::Push(args) => push::run(&ctx, args),
         Command::Init(args) => init::run(&ctx, args),
         Command::Hooks(args) => hooks::run(&ctx, args),
         Command::HookRun(args) => hooks::hook_run(&ctx, args),
@@ -254,6 +266,13 @@ fn exit_code(err: &anyhow::Error) -> u8 {
             2
         }
         _ if err.downcast_ref::<UsageError>().is_some() => 2,
+        _ if matches!(
+            err.downcast_ref::<diffidx::sync::SyncError>(),
+            Some(diffidx::sync::SyncError::Config(_))
+        ) =>
+        {
+            2
+        }
         _ => 1,
     }
 }

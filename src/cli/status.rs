@@ -19,6 +19,9 @@ struct Status {
     store: String,
     hooks_installed: Vec<String>,
     last_error: Option<String>,
+    /// Noted commits not pushed to the configured Neo4j yet (absent without credentials).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    neo4j_backlog: Option<usize>,
 }
 
 const COUNT_LIMIT: usize = 100_000;
@@ -43,6 +46,10 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
         store: path.display().to_string(),
         hooks_installed: super::hooks::installed(&repo),
         last_error: diffidx::index::last_error(&repo),
+        neo4j_backlog: match diffidx::sync::Neo4jConfig::from_env(&repo)? {
+            Some(config) => Some(diffidx::sync::backlog(&repo, &config)?),
+            None => None,
+        },
     };
     if args.json {
         return super::print(&format!("{}\n", serde_json::to_string(&status)?));
@@ -63,6 +70,9 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
             status.hooks_installed.join(", ")
         },
     );
+    if let Some(n) = status.neo4j_backlog {
+        out.push_str(&format!("neo4j backlog:     {n} commits not pushed yet\n"));
+    }
     if let Some(err) = &status.last_error {
         out.push_str(&format!("last error:        {err}\n"));
     }

@@ -1,0 +1,477 @@
+//! `git diffidx push` against a real Bolt server (ArcadeDB's Neo4j plugin),
+//! which `scripts/test` starts and describes in NEO4J_URI, NEO4J_USERNAME,
+//! NEO4J_PASSWORD and DIFFIDX_BOLT_HTTP. Each test uses its own database.
+
+mod common;
+
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use common::TestRepo;
+
+struct Server {
+    uri: String,
+    user: String,
+    password: String,
+    http: String,
+}
+
+fn server() -> Server {
+    let var = |k: &str| {
+        std::env::var(k).unwrap_or_else(|_| {
+            panic!("{k} is not set: run the tests with scripts/test, which starts the Bolt server")
+        })
+    };
+    Server {
+        uri: var("NEO4J_URI"),
+        user: var("NEO4J_USERNAME"),
+        password: var("NEO4J_PASSWORD"),
+        http: var("DIFFIDX_BOLT_HTTP"),
+    }
+}
+
+static NEXT_DB: AtomicU32 = AtomicU32::new(0);
+
+/// A fresh database on the server, for one test.
+fn fresh_database(server: &Server, tag: &str) -> String {
+    let name = format!(
+        "t{}{}{}",
+        std::process::id(),
+        tag,
+        NEXT_DB.fetch_add(1, Ordering::SeqCst)
+    );
+    let out = Command::new("curl")
+        .args([
+            "-sf",
+            "-u",
+            &format!("{}:{}", server.user, server.password),
+            "-H",
+            "Content-Type: application/json",
+            "-d",
+            &format!("{{\"command\":\"create database {name}\"}}"),
+            &format!("{}/api/v1/server", server.http),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cannot create database {name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    name
+}
+
+/// Runs git-diffidx with the server's credentials for `db`.
+fn with_neo4j(
+    repo: &TestRepo,
+    server: &Server,
+    db: &str,
+    password: &str,
+    args: &[&str],
+) -> std::process::Output {
+    Command::new(common::bin())
+        .args(args)
+        .current_dir(repo.path())
+        .env("NEO4J_URI", &server.uri)
+        .env("NEO4J_USERNAME", &server.user)
+        .env("NEO4J_PASSWORD", password)
+        .env("NEO4J_DATABASE", db)
+        .output()
+        .unwrap()
+}
+
+fn count(server: &Server, db: &str, cypher: &str) -> i64 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let config = neo4rs::ConfigBuilder::default()
+            .uri(server.uri.as_str())
+            .user(server.user.as_str())
+            .password(server.password.as_str())
+            .db(db)
+            .build()
+            .unwrap();
+        let graph = neo4rs::Graph::connect(config).await.unwrap();
+        let mut rows = graph.execute(neo4rs::query(cypher)).await.unwrap();
+        let row = rows.next().await.unwrap().expect("a row");
+        row.get::<i64>("n").unwrap()
+    })
+}
+
+fn repo_with(commits: usize, prefix: &str) -> TestRepo {
+    let mut repo = TestRepo::new();
+    for i in 0..commits {
+        repo.write(
+            &format!("src/{prefix}{}.cs", i % 5),
+            format!(
+                "namespace {prefix} {{ class C{} {{ void M{i}() {{ }} void Keep() {{ }} }} }}\n",
+                i % 5
+            ),
+        );
+        repo.commit(&format!("{prefix} {i}"));
+    }
+    repo
+}
+
+fn note_deltas(repo: &TestRepo) -> i64 {
+    repo.git(&["rev-list", "HEAD"])
+        .lines()
+        .map(|sha| {
+            let note = repo.git(&["notes", "--ref", "diffidx", "show", sha]);
+            let doc: serde_json::Value = serde_json::from_str(&note).unwrap();
+            doc["deltas"].as_array().unwrap().len() as i64
+        })
+        .sum()
+}
+
+#[test]
+fn push_stores_one_change_per_delta_and_pushing_again_changes_nothing() {
+    let server = server();
+    let db = fresh_database(&server, "a");
+    let repo = repo_with(12, "Alpha");
+    repo.git(&["config", "diffidx.repo", "example/alpha"]);
+    // `index` pushes by itself when credentials are present.
+    let out = with_neo4j(&repo, &server, &db, &server.password, &["index"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("pushed 12 commits"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let deltas = note_deltas(&repo);
+    let changes = "MATCH ()-[r:CHANGED_IN]->() RETURN count(r) AS n";
+    assert_eq!(count(&server, &db, changes), deltas);
+    assert_eq!(
+        count(&server, &db, "MATCH (c:Commit) RETURN count(c) AS n"),
+        12
+    );
+    assert_eq!(count(&server, &db, "MATCH (c:Commit)-[:IN_REPO]->(r:Repository {id: 'example/alpha'}) RETURN count(c) AS n"), 12);
+    let symbols = count(&server, &db, "MATCH (s:Symbol) RETURN count(s) AS n");
+
+    let again = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("up to date"));
+    assert_eq!(count(&server, &db, changes), deltas);
+    assert_eq!(
+        count(&server, &db, "MATCH (s:Symbol) RETURN count(s) AS n"),
+        symbols
+    );
+
+    // A second repository shares the database without colliding.
+    let other = repo_with(7, "Alpha");
+    other.git(&["config", "diffidx.repo", "example/beta"]);
+    let out = with_neo4j(&other, &server, &db, &server.password, &["index", "-q"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(count(&server, &db, changes), deltas + note_deltas(&other));
+    assert_eq!(
+        count(&server, &db, "MATCH (r:Repository) RETURN count(r) AS n"),
+        2
+    );
+}
+
+#[test]
+fn bad_credentials_and_an_unreachable_server_fail_clearly_and_lose_nothing() {
+    // Wrong passwords make the server lock the account out for a while: use
+    // a server of this test's own for them.
+    let dir = tempfile::tempdir().unwrap();
+    let own = OwnServer::start(dir.path(), None, (7698, 2498));
+    let repo = repo_with(6, "Gamma");
+    repo.ok(&["index", "-q"]);
+    let run = |uri: &str, password: &str, args: &[&str]| {
+        Command::new(common::bin())
+            .args(args)
+            .current_dir(repo.path())
+            .env("NEO4J_URI", uri)
+            .env("NEO4J_USERNAME", "root")
+            .env("NEO4J_PASSWORD", password)
+            .output()
+            .unwrap()
+    };
+
+    let wrong = run(own.get("NEO4J_URI"), "not-the-password", &["push"]);
+    assert_eq!(wrong.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert!(err.contains("refused the credentials"), "{err}");
+    assert!(
+        !err.contains("not-the-password"),
+        "the password leaked: {err}"
+    );
+
+    let down = run("bolt://127.0.0.1:9", "secret-value", &["push"]);
+    assert_eq!(down.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&down.stderr);
+    assert!(
+        err.contains("cannot reach Neo4j at bolt://127.0.0.1:9"),
+        "{err}"
+    );
+    assert!(!err.contains("secret-value"));
+    // `index` with Neo4j down still succeeds, with a warning.
+    let index = run("bolt://127.0.0.1:9", "secret-value", &["index"]);
+    assert!(index.status.success());
+    assert!(String::from_utf8_lossy(&index.stderr).contains("run `git diffidx push` to retry"));
+
+    // Nothing was lost: a push to a working server sends everything.
+    let server = server();
+    let db = fresh_database(&server, "b");
+    let status = with_neo4j(&repo, &server, &db, &server.password, &["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["neo4j_backlog"], 6);
+    assert!(!status.to_string().contains(&server.password));
+    let ok = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert_eq!(
+        count(
+            &server,
+            &db,
+            "MATCH ()-[r:CHANGED_IN]->() RETURN count(r) AS n"
+        ),
+        note_deltas(&repo)
+    );
+}
+
+/// Rows a query returns, with string and integer parameters.
+fn rows(server: &Server, db: &str, cypher: &str, params: &[(&str, neo4rs::BoltType)]) -> usize {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let config = neo4rs::ConfigBuilder::default()
+            .uri(server.uri.as_str())
+            .user(server.user.as_str())
+            .password(server.password.as_str())
+            .db(db)
+            .build()
+            .unwrap();
+        let graph = neo4rs::Graph::connect(config).await.unwrap();
+        let mut q = neo4rs::query(cypher);
+        for (k, v) in params {
+            q = q.param(k, v.clone());
+        }
+        let mut stream = graph.execute(q).await.unwrap();
+        let mut n = 0;
+        while stream.next().await.unwrap().is_some() {
+            n += 1;
+        }
+        n
+    })
+}
+
+#[test]
+fn the_readme_queries_answer_on_pushed_data() {
+    let server = server();
+    let db = fresh_database(&server, "q");
+    let mut repo = TestRepo::new();
+    repo.git(&["config", "diffidx.repo", "example/queries"]);
+    repo.write(
+        "Shop.cs",
+        "namespace Shop { class Cart { void Add() { } void Drop() { } } }\n",
+    );
+    repo.commit("cart");
+    repo.write(
+        "Shop.cs",
+        "namespace Shop { class Cart { void Add() { Log(); } } }\n",
+    );
+    let sha = repo.commit("edit and delete");
+    let out = with_neo4j(&repo, &server, &db, &server.password, &["index", "-q"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let block = readme
+        .split("```cypher")
+        .nth(1)
+        .expect("a cypher block")
+        .split("```")
+        .next()
+        .unwrap();
+    let queries: Vec<String> = block
+        .split("\n\n")
+        .map(|q| {
+            q.lines()
+                .filter(|l| !l.starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect();
+    assert_eq!(queries.len(), 4);
+    use neo4rs::BoltType as B;
+    // The test commits are dated 2023 (see tests/common); "now" is the second one's time.
+    let commit_time = 1_700_000_000 + 2 * 3600;
+    assert!(
+        rows(
+            &server,
+            &db,
+            &queries[0],
+            &[
+                ("repo", B::from("example/queries")),
+                ("now", B::from(commit_time as i64))
+            ]
+        ) >= 2
+    );
+    assert_eq!(
+        rows(&server, &db, &queries[1], &[("name", B::from("Cart.Add"))]),
+        2
+    );
+    assert_eq!(
+        rows(
+            &server,
+            &db,
+            &queries[2],
+            &[("from", B::from(0i64)), ("to", B::from(i64::MAX))]
+        ),
+        1
+    );
+    assert!(rows(&server, &db, &queries[3], &[("sha", B::from(sha.as_str()))]) >= 2);
+}
+
+/// A second server of the test's own, so that it can be killed.
+struct OwnServer {
+    env: Vec<(String, String)>,
+    pidfile: std::path::PathBuf,
+}
+
+impl OwnServer {
+    fn start(dir: &std::path::Path, data: Option<&str>, ports: (u16, u16)) -> OwnServer {
+        let pidfile = dir.join("server.pid");
+        let mut cmd = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bolt-server"));
+        cmd.arg("start")
+            .env("DIFFIDX_BOLT_PIDFILE", &pidfile)
+            .env("BOLT_PORT", ports.0.to_string())
+            .env("BOLT_HTTP_PORT", ports.1.to_string());
+        match data {
+            Some(data) => cmd.env("DIFFIDX_BOLT_DATA", data),
+            None => cmd.env_remove("DIFFIDX_BOLT_DATA"),
+        };
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let line = String::from_utf8(out.stdout).unwrap();
+        let env = line
+            .trim()
+            .trim_start_matches("export ")
+            .split(' ')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        OwnServer { env, pidfile }
+    }
+
+    fn get(&self, key: &str) -> &str {
+        &self.env.iter().find(|(k, _)| k == key).unwrap().1
+    }
+
+    fn kill(&self) {
+        let pid = std::fs::read_to_string(&self.pidfile).unwrap();
+        Command::new("kill")
+            .args(["-9", pid.trim()])
+            .status()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+}
+
+impl Drop for OwnServer {
+    fn drop(&mut self) {
+        if let Ok(pid) = std::fs::read_to_string(&self.pidfile) {
+            let _ = Command::new("kill").args(["-9", pid.trim()]).status();
+        }
+    }
+}
+
+#[test]
+fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = OwnServer::start(dir.path(), None, (7697, 2497));
+    let server = Server {
+        uri: first.get("NEO4J_URI").to_owned(),
+        user: "root".into(),
+        password: first.get("NEO4J_PASSWORD").to_owned(),
+        http: first.get("DIFFIDX_BOLT_HTTP").to_owned(),
+    };
+    let data = first.get("DIFFIDX_BOLT_DATA").to_owned();
+    let repo = repo_with(240, "Delta");
+    repo.git(&["config", "diffidx.neo4j.batchSize", "20"]);
+    repo.ok(&["index", "-q"]);
+    let mut push = Command::new(common::bin())
+        .args(["push"])
+        .current_dir(repo.path())
+        .env("NEO4J_URI", &server.uri)
+        .env("NEO4J_USERNAME", &server.user)
+        .env("NEO4J_PASSWORD", &server.password)
+        .env("NEO4J_DATABASE", "neo4j")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Kill the server once some, but not all, batches are in.
+    let watermark_dir = repo.path().join(".git/diffidx/neo4j");
+    let started = std::time::Instant::now();
+    loop {
+        let lines = std::fs::read_dir(&watermark_dir)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| std::fs::read_to_string(e.unwrap().path()).ok())
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if lines > 0 || started.elapsed() > std::time::Duration::from_secs(60) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    first.kill();
+    let status = push.wait().unwrap();
+    let pushed_before = std::fs::read_dir(&watermark_dir)
+        .unwrap()
+        .map(|e| {
+            std::fs::read_to_string(e.unwrap().path())
+                .unwrap()
+                .lines()
+                .count()
+        })
+        .sum::<usize>();
+    assert!(
+        !status.success() || pushed_before == 240,
+        "the push survived the kill"
+    );
+    drop(first);
+    let second = OwnServer::start(dir.path(), Some(&data), (7697, 2497));
+    assert_eq!(second.get("NEO4J_URI"), server.uri);
+    let again = with_neo4j(&repo, &server, "neo4j", &server.password, &["push"]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(
+        count(
+            &server,
+            "neo4j",
+            "MATCH ()-[r:CHANGED_IN]->() RETURN count(r) AS n"
+        ),
+        note_deltas(&repo)
+    );
+    assert_eq!(
+        count(&server, "neo4j", "MATCH (c:Commit) RETURN count(c) AS n"),
+        240
+    );
+}
