@@ -475,3 +475,63 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
         240
     );
 }
+
+#[test]
+fn hooks_push_in_the_background_with_settings_from_git_config() {
+    let server = server();
+    let db = fresh_database(&server, "h");
+    let repo = repo_with(3, "Hooked");
+    repo.git(&["config", "diffidx.neo4j.uri", &server.uri]);
+    repo.git(&["config", "diffidx.neo4j.database", &db]);
+    repo.git(&["config", "diffidx.neo4j.username", &server.user]);
+    repo.ok(&["hooks", "install"]);
+    repo.write("src/Late.cs", "class Late { void M() { } }\n");
+    repo.git(&["add", "-A"]);
+    // A commit as a user makes it: git-diffidx on PATH, the password in the environment.
+    let bin_dir = common::bin().parent().unwrap().to_owned();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("git")
+        .args(["commit", "-qm", "late"])
+        .current_dir(repo.path())
+        .env("PATH", path)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "A")
+        .env("GIT_AUTHOR_EMAIL", "a@example.com")
+        .env("GIT_COMMITTER_NAME", "A")
+        .env("GIT_COMMITTER_EMAIL", "a@example.com")
+        .env_remove("NEO4J_URI")
+        .env_remove("NEO4J_USERNAME")
+        .env("NEO4J_PASSWORD", &server.password)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "the hook printed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let started = std::time::Instant::now();
+    while count(&server, &db, "MATCH (c:Commit) RETURN count(c) AS n") < 4 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the hook did not push"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert_eq!(
+        count(
+            &server,
+            &db,
+            "MATCH ()-[r:CHANGED_IN]->() RETURN count(r) AS n"
+        ),
+        note_deltas(&repo)
+    );
+}
