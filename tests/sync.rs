@@ -80,7 +80,19 @@ fn with_neo4j(
         .unwrap()
 }
 
+/// The `n` a counting query returns.
 fn count(server: &Server, db: &str, cypher: &str) -> i64 {
+    let rows = fetch(server, db, cypher, &[]);
+    rows.first().expect("a row").get::<i64>("n").unwrap()
+}
+
+/// Every row a query returns, on a connection and runtime of its own.
+fn fetch(
+    server: &Server,
+    db: &str,
+    cypher: &str,
+    params: &[(&str, neo4rs::BoltType)],
+) -> Vec<neo4rs::Row> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -94,9 +106,16 @@ fn count(server: &Server, db: &str, cypher: &str) -> i64 {
             .build()
             .unwrap();
         let graph = neo4rs::Graph::connect(config).await.unwrap();
-        let mut rows = graph.execute(neo4rs::query(cypher)).await.unwrap();
-        let row = rows.next().await.unwrap().expect("a row");
-        row.get::<i64>("n").unwrap()
+        let mut q = neo4rs::query(cypher);
+        for (k, v) in params {
+            q = q.param(k, v.clone());
+        }
+        let mut stream = graph.execute(q).await.unwrap();
+        let mut rows = Vec::new();
+        while let Some(row) = stream.next().await.unwrap() {
+            rows.push(row);
+        }
+        rows
     })
 }
 
@@ -243,32 +262,9 @@ fn bad_credentials_and_an_unreachable_server_fail_clearly_and_lose_nothing() {
     );
 }
 
-/// Rows a query returns, with string and integer parameters.
+/// How many rows a query returns.
 fn rows(server: &Server, db: &str, cypher: &str, params: &[(&str, neo4rs::BoltType)]) -> usize {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let config = neo4rs::ConfigBuilder::default()
-            .uri(server.uri.as_str())
-            .user(server.user.as_str())
-            .password(server.password.as_str())
-            .db(db)
-            .build()
-            .unwrap();
-        let graph = neo4rs::Graph::connect(config).await.unwrap();
-        let mut q = neo4rs::query(cypher);
-        for (k, v) in params {
-            q = q.param(k, v.clone());
-        }
-        let mut stream = graph.execute(q).await.unwrap();
-        let mut n = 0;
-        while stream.next().await.unwrap().is_some() {
-            n += 1;
-        }
-        n
-    })
+    fetch(server, db, cypher, params).len()
 }
 
 #[test]
