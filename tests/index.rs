@@ -61,11 +61,7 @@ fn eventful_repo() -> (TestRepo, Vec<String>) {
 fn notes_equal_show_json_and_reindexing_is_a_no_op() {
     let (repo, shas) = eventful_repo();
     let out = repo.diffidx(&["index"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("indexed 5 commits"));
     for sha in &shas {
         assert_eq!(
@@ -252,11 +248,7 @@ fn malformed_notes_from_a_remote_are_rejected_and_recomputed() {
         &shas[2],
     ]);
     let out = repo.diffidx(&["index"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(&format!("the note of {} was rejected", shas[1])),
@@ -303,11 +295,7 @@ fn valid_notes_from_elsewhere_are_imported_not_recomputed() {
         .unwrap();
     assert!(fetch.success());
     let out = run(&["index"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("(0 computed, 5 from existing notes)"),
         "{}",
@@ -397,11 +385,7 @@ fn hooks_index_commits_amends_and_rebases_in_the_background() {
         repo.write("a.rs", format!("fn a() {{ {i} }}\n"));
         let started = Instant::now();
         let out = git_with_diffidx(&repo, &["commit", "-qam", &format!("edit {i}")]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::succeeded(&out);
         assert!(
             out.stderr.is_empty(),
             "a hook printed: {}",
@@ -422,11 +406,7 @@ fn hooks_index_commits_amends_and_rebases_in_the_background() {
     repo.git(&["commit", "-qm", "side"]);
     repo.git(&["checkout", "-q", "main"]);
     let out = git_with_diffidx(&repo, &["merge", "-q", "--no-ff", "--no-edit", "side"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     wait_until("the merge to be indexed", || all_noted(&repo));
     let merge_note = json(&note_of(&repo, repo.git(&["rev-parse", "HEAD"]).trim()));
     assert_eq!(merge_note["deltas"], serde_json::json!([]));
@@ -500,11 +480,7 @@ fn a_killed_index_run_is_caught_up_by_the_next() {
         let _ = child.wait();
     }
     let out = repo.diffidx(&["index"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let status = json(&repo.ok(&["status", "--json"]));
     assert_eq!(status["notes"], 400);
     assert_eq!(status["indexed_commits"], 400);
@@ -519,11 +495,7 @@ fn a_killed_index_run_is_caught_up_by_the_next() {
             .current_dir(dir)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::succeeded(&out);
         String::from_utf8(out.stdout).unwrap()
     };
     run(clean.path(), &["index", "-q"]);
@@ -545,11 +517,7 @@ fn init_installs_hooks_and_backfills_a_bounded_window() {
     repo.write("new.rs", "fn new() {}\n");
     repo.commit_at("recent", now);
     let out = repo.diffidx(&["init", "--days", "30"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("installed hooks: post-commit, post-merge, post-rewrite"),

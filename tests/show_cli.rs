@@ -140,11 +140,7 @@ fn patch_from_stdin_labels_like_a_commit() {
     let patch = repo.git(&["diff"]);
     let from_patch =
         repo.diffidx_with_stdin(&["show", "--json", "--patch", "-"], Some(patch.as_bytes()));
-    assert!(
-        from_patch.status.success(),
-        "{}",
-        String::from_utf8_lossy(&from_patch.stderr)
-    );
+    common::succeeded(&from_patch);
     let from_patch = String::from_utf8(from_patch.stdout).unwrap();
     let note: serde_json::Value = serde_json::from_str(&from_patch).unwrap();
     assert_eq!(note["commit"], serde_json::Value::Null);

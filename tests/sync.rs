@@ -153,11 +153,7 @@ fn push_stores_one_change_per_delta_and_pushing_again_changes_nothing() {
     repo.git(&["config", "diffidx.repo", "example/alpha"]);
     // `index` pushes by itself when credentials are present.
     let out = with_neo4j(&repo, &server, &db, &server.password, &["index"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("pushed 12 commits"),
         "{}",
@@ -186,11 +182,7 @@ fn push_stores_one_change_per_delta_and_pushing_again_changes_nothing() {
     let other = repo_with(7, "Alpha");
     other.git(&["config", "diffidx.repo", "example/beta"]);
     let out = with_neo4j(&other, &server, &db, &server.password, &["index", "-q"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     assert_eq!(count(&server, &db, changes), deltas + note_deltas(&other));
     assert_eq!(
         count(&server, &db, "MATCH (r:Repository) RETURN count(r) AS n"),
@@ -247,11 +239,7 @@ fn bad_credentials_and_an_unreachable_server_fail_clearly_and_lose_nothing() {
     assert_eq!(status["neo4j_backlog"], 6);
     assert!(!status.to_string().contains(&server.password));
     let ok = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    common::succeeded(&ok);
     assert_eq!(
         count(
             &server,
@@ -284,11 +272,7 @@ fn the_readme_queries_answer_on_pushed_data() {
     );
     let sha = repo.commit("edit and delete");
     let out = with_neo4j(&repo, &server, &db, &server.password, &["index", "-q"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let block = readme
@@ -357,11 +341,7 @@ impl OwnServer {
             None => cmd.env_remove("DIFFIDX_BOLT_DATA"),
         };
         let out = cmd.output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::succeeded(&out);
         let line = String::from_utf8(out.stdout).unwrap();
         let env = line
             .trim()
@@ -453,11 +433,7 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
     let second = OwnServer::start(dir.path(), Some(&data), (7697, 2497));
     assert_eq!(second.get("NEO4J_URI"), server.uri);
     let again = with_neo4j(&repo, &server, "neo4j", &server.password, &["push"]);
-    assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
+    common::succeeded(&again);
     assert_eq!(
         count(
             &server,
@@ -504,11 +480,7 @@ fn hooks_push_in_the_background_with_settings_from_git_config() {
         .env("NEO4J_PASSWORD", &server.password)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     assert!(
         out.stderr.is_empty(),
         "the hook printed: {}",

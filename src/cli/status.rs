@@ -43,7 +43,11 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
         symbols: counts.map_or(0, |c| c.symbols),
         changes: counts.map_or(0, |c| c.changes),
         store_bytes: disk_size(&path),
-        store: path.canonicalize().unwrap_or(path.clone()).display().to_string(),
+        store: path
+            .canonicalize()
+            .unwrap_or(path.clone())
+            .display()
+            .to_string(),
         hooks_installed: super::hooks::installed(&repo),
         last_error: diffidx::index::last_error(&repo),
         neo4j_backlog: match diffidx::sync::Neo4jConfig::from_env(&repo)? {

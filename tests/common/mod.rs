@@ -147,6 +147,18 @@ impl TestRepo {
     }
 }
 
+/// Asserts that a command succeeded (showing its stderr if not) and returns
+/// its stderr, where git-diffidx reports what it did.
+pub fn succeeded(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "exit {:?}: {stderr}",
+        out.status.code()
+    );
+    stderr
+}
+
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_git-diffidx"))
 }
