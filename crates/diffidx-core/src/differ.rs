@@ -26,6 +26,9 @@ pub struct DiffOptions {
     pub max_file_size: usize,
     /// Bytes of parsed source the blob cache may hold before evicting.
     pub cache_bytes: usize,
+    /// The languages to look at; files of the others are ignored. Notes are
+    /// always made with every language, so that every clone writes the same.
+    pub languages: Vec<Language>,
 }
 
 impl Default for DiffOptions {
@@ -33,6 +36,7 @@ impl Default for DiffOptions {
         DiffOptions {
             max_file_size: 1024 * 1024,
             cache_bytes: 256 * 1024 * 1024,
+            languages: Language::ALL.to_vec(),
         }
     }
 }
@@ -45,6 +49,10 @@ pub struct TreeDiff {
     /// The new side of every changed source file: all its symbols, unchanged
     /// ones included, so a store can keep the hierarchy around each change.
     pub files: Vec<FileSnapshot>,
+    /// How many changed source files were compared (either side readable),
+    /// so callers can tell "no source changed" from "only comments or
+    /// formatting changed".
+    pub source_files: usize,
 }
 
 /// One file version after a change.
@@ -189,7 +197,7 @@ impl<'r> SymbolDiffer<'r> {
         let files = self.repo.changed_files(old, new)?;
         let mut pairs = Vec::new();
         let mut diagnostics = Vec::new();
-        for change in split_language_changes(files) {
+        for change in split_language_changes(files, &self.options.languages) {
             let old = match self.load_side(change.old.as_ref(), None)? {
                 Ok(old) => old,
                 Err(diagnostic) => {
@@ -421,15 +429,14 @@ fn unreadable(path: &str, why: &Unreadable) -> Diagnostic {
 
 /// Keeps source sides only and splits a change of language (x.cs → x.rs)
 /// into a deletion and an addition.
-fn split_language_changes(files: Vec<FileChange>) -> Vec<FileChange> {
+fn split_language_changes(files: Vec<FileChange>, languages: &[Language]) -> Vec<FileChange> {
+    let wanted = |s: &crate::git::FileSide| {
+        Language::from_path(&s.path).is_some_and(|l| languages.contains(&l))
+    };
     let mut out = Vec::with_capacity(files.len());
     for change in files {
-        let old = change
-            .old
-            .filter(|s| Language::from_path(&s.path).is_some());
-        let new = change
-            .new
-            .filter(|s| Language::from_path(&s.path).is_some());
+        let old = change.old.filter(wanted);
+        let new = change.new.filter(wanted);
         match (old, new) {
             (None, None) => {}
             (Some(o), Some(n)) if Language::from_path(&o.path) != Language::from_path(&n.path) => {
@@ -505,6 +512,7 @@ fn label_all(
         deltas,
         diagnostics,
         files,
+        source_files: pairs.len(),
     }
 }
 

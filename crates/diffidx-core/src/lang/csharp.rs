@@ -24,6 +24,7 @@ const fn leaf(kind: K) -> Role {
 
 pub static SPEC: LanguageSpec = LanguageSpec {
     name: "csharp",
+    display_name: "C#",
     extensions: &["cs"],
     grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
     separator: ".",

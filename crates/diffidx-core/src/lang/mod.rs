@@ -50,11 +50,26 @@ impl Language {
     pub fn name(self) -> &'static str {
         self.spec().name
     }
+
+    pub fn display_name(self) -> &'static str {
+        self.spec().display_name
+    }
+
+    /// A language by its name (`csharp`, `rust`) or one of its extensions
+    /// (`cs`, `rs`), case-insensitively.
+    pub fn from_name(name: &str) -> Option<Language> {
+        let name = name.trim().to_ascii_lowercase();
+        Language::ALL
+            .into_iter()
+            .find(|l| l.spec().name == name || l.spec().extensions.contains(&name.as_str()))
+    }
 }
 
 /// How one language's syntax tree maps onto symbols.
 pub struct LanguageSpec {
     pub name: &'static str,
+    /// How people write the name (`C#`).
+    pub display_name: &'static str,
     pub extensions: &'static [&'static str],
     pub grammar: fn() -> tree_sitter::Language,
     /// Joins qualname parts (`.` for C#, `::` for Rust).

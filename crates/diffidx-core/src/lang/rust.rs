@@ -17,6 +17,7 @@ const fn function() -> Role {
 
 pub static SPEC: LanguageSpec = LanguageSpec {
     name: "rust",
+    display_name: "Rust",
     extensions: &["rs"],
     grammar: || tree_sitter_rust::LANGUAGE.into(),
     separator: "::",
