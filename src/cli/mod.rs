@@ -6,6 +6,7 @@ mod hooks;
 mod index;
 mod init;
 mod log;
+mod pr_comment;
 mod push;
 mod rebuild;
 mod show;
@@ -59,6 +60,9 @@ pub enum Command {
     Push(PushArgs),
     /// Create the store, install the hooks and index recent history.
     Init(InitArgs),
+    /// Comment a pull request's modified, deleted, added and moved symbols
+    /// (one comment, updated in place; GITHUB_* environment or flags).
+    PrComment(PrCommentArgs),
     /// Install or remove the hooks that keep the index current.
     Hooks(HooksArgs),
     /// What the hooks run (in the background); not for direct use.
@@ -80,6 +84,36 @@ pub struct InitArgs {
     /// imported by `index`; publish yours with `git push REMOTE refs/notes/diffidx`.
     #[arg(long, value_name = "REMOTE", num_args = 0..=1, default_missing_value = "origin")]
     pub share: Option<String>,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args)]
+pub struct PrCommentArgs {
+    /// The repository, OWNER/NAME (default: GITHUB_REPOSITORY).
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+
+    /// The pull request number (default: from the event file GITHUB_EVENT_PATH).
+    #[arg(long, value_name = "N")]
+    pub pr: Option<u64>,
+
+    /// The branch the pull request merges into (default: the event's base sha).
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+
+    /// The pull request's tip (default: the event's head sha, else GITHUB_SHA, else HEAD).
+    #[arg(long, value_name = "REV")]
+    pub head: Option<String>,
+
+    /// Print the comment's markdown instead of calling GitHub.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Only these languages, comma-separated (csharp, rust; default all).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub languages: Vec<String>,
 
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -239,6 +273,7 @@ pub fn main() -> ExitCode {
         Command::Rebuild(args) => rebuild::run(&ctx, args),
         Command::Push(args) => push::run(&ctx, args),
         Command::Init(args) => init::run(&ctx, args),
+        Command::PrComment(args) => pr_comment::run(&ctx, args),
         Command::Hooks(args) => hooks::run(&ctx, args),
         Command::HookRun(args) => hooks::hook_run(&ctx, args),
     };
@@ -266,6 +301,16 @@ fn exit_code(err: &anyhow::Error) -> u8 {
             2
         }
         _ if err.downcast_ref::<UsageError>().is_some() => 2,
+        _ if matches!(
+            err.downcast_ref::<diffidx_github::GithubError>(),
+            Some(
+                diffidx_github::GithubError::Config(_)
+                    | diffidx_github::GithubError::EventFile { .. }
+            )
+        ) =>
+        {
+            2
+        }
         _ if matches!(
             err.downcast_ref::<diffidx::sync::SyncError>(),
             Some(diffidx::sync::SyncError::Config(_))

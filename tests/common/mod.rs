@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod github;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -36,6 +38,25 @@ impl TestRepo {
         };
         repo.git(&["init", "-q", "-b", "main"]);
         repo
+    }
+
+    /// A clone of `source` (a path or URL); its commits are dated after
+    /// `first_tick` hours so that they never share a date with the source's.
+    pub fn clone_of(source: &Path, first_tick: u32) -> TestRepo {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut cmd = Command::new("git");
+        cmd.args(["clone", "-q"]).arg(source).arg(dir.path());
+        git_env(&mut cmd, first_tick);
+        let out = cmd.output().expect("git runs");
+        assert!(
+            out.status.success(),
+            "git clone failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        TestRepo {
+            dir,
+            commits: first_tick,
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -118,10 +139,39 @@ impl TestRepo {
     }
 
     pub fn diffidx_with_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Output {
-        use std::io::Write;
-        let mut cmd = Command::new(bin());
-        cmd.args(args).current_dir(self.path());
+        self.diffidx_full(args, stdin, &[])
+    }
+
+    /// Runs `git-diffidx ARGS` with `env` set and no inherited `GITHUB_*`
+    /// variable (the tests may themselves run inside GitHub Actions).
+    pub fn diffidx_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        self.diffidx_full(args, None, env)
+    }
+
+    /// `program` in the repository, with git's deterministic environment,
+    /// the binary under test on PATH as `git diffidx`, and no inherited
+    /// `GITHUB_*` variable (the tests may themselves run inside Actions).
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(self.path());
         git_env(&mut cmd, self.commits);
+        for (key, _) in std::env::vars() {
+            if key.starts_with("GITHUB_") {
+                cmd.env_remove(key);
+            }
+        }
+        let bin_dir = bin().parent().unwrap().to_path_buf();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let paths = std::iter::once(bin_dir).chain(std::env::split_paths(&path));
+        cmd.env("PATH", std::env::join_paths(paths).unwrap());
+        cmd
+    }
+
+    fn diffidx_full(&self, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
+        use std::io::Write;
+        let mut cmd = self.command(bin());
+        cmd.args(args);
+        cmd.envs(env.iter().copied());
         cmd.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());

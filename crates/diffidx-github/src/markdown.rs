@@ -1,0 +1,444 @@
+//! The comment body: a pull request's net symbol change as GitHub markdown.
+//!
+//! Names and paths come from the code under review, so they are untrusted:
+//! every one is written inside a code span (no markdown, HTML, `@mention` or
+//! `#123` reference is interpreted there) with a fence longer than any
+//! backtick run it contains, control and bidirectional-override characters
+//! replaced; in link targets every byte outside the unreserved set is
+//! percent-encoded. A symbol or file name therefore cannot break the layout,
+//! ping anyone or inject markup.
+//!
+//! The body stays under GitHub's size limit: groups are filled in their order
+//! of importance (modified, deleted, added, moved) and what does not fit is
+//! counted in an honest "and N more" line per group.
+
+use diffidx_core::note::Diagnostic;
+use diffidx_core::{Language, Status, SymbolDelta};
+
+use crate::event::RepoName;
+
+/// The hidden first line that identifies diffidx's comment on a pull request.
+pub const MARKER: &str = "<!-- diffidx:pr-comment -->";
+
+/// GitHub refuses comment bodies over 65,536 characters; the default budget
+/// (in bytes, which are never fewer than characters) leaves headroom.
+pub const DEFAULT_BUDGET: usize = 60_000;
+
+/// Groups with more entries than this are collapsed.
+const COLLAPSE_AFTER: usize = 10;
+
+/// The groups in the order they appear (and claim room).
+const GROUPS: [(Status, &str); 4] = [
+    (Status::Modified, "Modified"),
+    (Status::Deleted, "Deleted"),
+    (Status::Added, "Added"),
+    (Status::Moved, "Moved"),
+];
+
+/// Where links point: `{server_url}/{repo}/blob/{sha}/{path}#L{start}-L{end}`.
+#[derive(Debug, Clone)]
+pub struct LinkBase {
+    pub server_url: String,
+    pub repo: RepoName,
+}
+
+/// Everything the comment says.
+#[derive(Debug, Clone)]
+pub struct PullRequestChange<'a> {
+    /// The net change from the merge base to the head (sorted as in notes).
+    pub deltas: &'a [SymbolDelta],
+    pub diagnostics: &'a [Diagnostic],
+    /// Changed source files that were compared (0: the PR touches none).
+    pub source_files: usize,
+    pub languages: &'a [Language],
+    /// The merge base: deleted symbols link into it.
+    pub base_sha: &'a str,
+    /// The head: every other symbol links into it.
+    pub head_sha: &'a str,
+    /// `None` renders names without links (a dry run outside Actions).
+    pub links: Option<LinkBase>,
+}
+
+/// Renders the body, `MARKER` first, within `budget` bytes.
+pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
+    let mut out = String::new();
+    out.push_str(MARKER);
+    out.push('\n');
+    out.push_str("### Symbol changes\n\n");
+    let languages = language_list(change.languages);
+    let range = format!(
+        "{} (merge base) → {}",
+        code(short(change.base_sha)),
+        code(short(change.head_sha))
+    );
+
+    let groups: Vec<(&str, Vec<&SymbolDelta>)> = GROUPS
+        .iter()
+        .map(|(status, title)| {
+            let members = change
+                .deltas
+                .iter()
+                .filter(|d| d.status == *status)
+                .collect();
+            (*title, members)
+        })
+        .collect();
+
+    if change.deltas.is_empty() {
+        if change.source_files == 0 {
+            out.push_str(&format!(
+                "This pull request changes no {languages} source files.\n"
+            ));
+        } else {
+            out.push_str(&format!(
+                "No symbol changed: the edits to {} {languages} {} only touch comments or formatting.\n",
+                change.source_files,
+                plural(change.source_files, "file", "files"),
+            ));
+        }
+    } else {
+        let counts: Vec<String> = groups
+            .iter()
+            .filter(|(_, members)| !members.is_empty())
+            .map(|(title, members)| format!("{} {}", members.len(), title.to_lowercase()))
+            .collect();
+        out.push_str(&format!(
+            "**{}** {} in {languages} code. Comment- and whitespace-only edits are not counted.\n",
+            counts.join(" · "),
+            plural(change.deltas.len(), "symbol", "symbols"),
+        ));
+    }
+
+    let footer = footer(change, &range);
+    // Room every later group needs at least (heading, "and N more", closing).
+    let minimum: Vec<usize> = groups
+        .iter()
+        .map(|(title, members)| {
+            group_open(title, members.len()).len()
+                + more_line(members.len()).len()
+                + GROUP_CLOSE.len()
+        })
+        .collect();
+    let mut reserved: usize = minimum.iter().sum::<usize>() + footer.len();
+
+    for (i, (title, members)) in groups.iter().enumerate() {
+        reserved -= minimum[i];
+        if members.is_empty() {
+            continue;
+        }
+        out.push_str(&group_open(title, members.len()));
+        let mut shown = 0;
+        for delta in members {
+            let line = entry(delta, change);
+            let after = out.len() + line.len() + reserved;
+            let tail = if shown + 1 < members.len() {
+                more_line(members.len() - shown - 1).len()
+            } else {
+                0
+            };
+            if after + tail + GROUP_CLOSE.len() > budget {
+                break;
+            }
+            out.push_str(&line);
+            shown += 1;
+        }
+        if shown < members.len() {
+            out.push_str(&more_line(members.len() - shown));
+        }
+        out.push_str(GROUP_CLOSE);
+    }
+    out.push_str(&footer);
+    out
+}
+
+const GROUP_CLOSE: &str = "\n</details>\n";
+
+fn group_open(title: &str, count: usize) -> String {
+    let open = if count <= COLLAPSE_AFTER { " open" } else { "" };
+    format!("\n<details{open}><summary><strong>{title} ({count})</strong></summary>\n\n")
+}
+
+fn more_line(hidden: usize) -> String {
+    format!("- … and {hidden} more (not shown: the comment would exceed GitHub's size limit)\n")
+}
+
+/// One list item: kind, linked name, where.
+fn entry(delta: &SymbolDelta, change: &PullRequestChange<'_>) -> String {
+    let name = code(&display_name(delta));
+    let (sha, path) = match delta.status {
+        Status::Deleted => (change.base_sha, delta.path.as_str()),
+        _ => (change.head_sha, delta.path.as_str()),
+    };
+    let linked = match &change.links {
+        Some(links) => format!(
+            "[{name}]({})",
+            blob_url(links, sha, path, delta.start_line, delta.end_line)
+        ),
+        None => name,
+    };
+    let place = match (&delta.status, &delta.old_path) {
+        (Status::Moved, Some(old)) if old != &delta.path => {
+            format!("from {} to {}", code(old), code(&delta.path))
+        }
+        (Status::Moved, _) => format!("within {}", code(&delta.path)),
+        _ => format!("in {}", code(&delta.path)),
+    };
+    let edited = if delta.status == Status::Moved && delta.modified == Some(true) {
+        ", modified"
+    } else {
+        ""
+    };
+    format!("- {} {linked} {place}{edited}\n", delta.kind.as_str())
+}
+
+/// `qualname` plus a C# parameter list, or a Rust trait in parentheses.
+fn display_name(delta: &SymbolDelta) -> String {
+    if delta.sig.is_empty() || delta.sig.starts_with('(') {
+        format!("{}{}", delta.qualname, delta.sig)
+    } else {
+        format!("{} ({})", delta.qualname, delta.sig)
+    }
+}
+
+fn footer(change: &PullRequestChange<'_>, range: &str) -> String {
+    let mut out = String::new();
+    if !change.diagnostics.is_empty() {
+        out.push_str("\n**Not fully read:**\n\n");
+        for diag in change.diagnostics.iter().take(COLLAPSE_AFTER) {
+            out.push_str(&format!(
+                "- {} {}\n",
+                code(&diag.path),
+                diag.problem.describe()
+            ));
+        }
+        if change.diagnostics.len() > COLLAPSE_AFTER {
+            out.push_str(&format!(
+                "- … and {} more\n",
+                change.diagnostics.len() - COLLAPSE_AFTER
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\n<sub>Net change {range}, by diffidx {}. This comment is updated on every push.</sub>\n",
+        env!("CARGO_PKG_VERSION")
+    ));
+    out
+}
+
+fn language_list(languages: &[Language]) -> String {
+    let names: Vec<&str> = languages.iter().map(|l| l.display_name()).collect();
+    match names.as_slice() {
+        [] => "source".to_string(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(7)]
+}
+
+/// A code span that shows `text` literally, whatever it contains.
+pub fn code(text: &str) -> String {
+    let clean: String = text
+        .chars()
+        .map(|c| if is_unsafe_char(c) { '\u{FFFD}' } else { c })
+        .collect();
+    if clean.is_empty() {
+        return "` `".to_string();
+    }
+    let mut longest = 0;
+    let mut run = 0;
+    for c in clean.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    // A span's content loses one leading and trailing space when it has both;
+    // padding keeps edge backticks and spaces as they are.
+    let pad = clean.starts_with(['`', ' ']) || clean.ends_with(['`', ' ']);
+    let space = if pad { " " } else { "" };
+    format!("{fence}{space}{clean}{space}{fence}")
+}
+
+/// Line breaks and other controls would end the list item; bidirectional
+/// overrides would make the text read differently from what it is.
+fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+/// `{server}/{owner}/{name}/blob/{sha}/{path}#L{start}-L{end}`.
+pub fn blob_url(links: &LinkBase, sha: &str, path: &str, start: u32, end: u32) -> String {
+    let lines = if start == end {
+        format!("L{start}")
+    } else {
+        format!("L{start}-L{end}")
+    };
+    format!(
+        "{}/{}/{}/blob/{}/{}#{lines}",
+        links.server_url,
+        links.repo.owner,
+        links.repo.name,
+        percent_encode(sha),
+        path.split('/')
+            .map(percent_encode)
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
+}
+
+/// Percent-encodes every byte outside RFC 3986's unreserved set.
+fn percent_encode(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diffidx_core::SymbolKind;
+
+    const BASE: &str = "1111111111111111111111111111111111111111";
+    const HEAD: &str = "2222222222222222222222222222222222222222";
+
+    fn delta(status: Status, path: &str, qualname: &str, sig: &str) -> SymbolDelta {
+        SymbolDelta {
+            id: diffidx_core::symbol_id(path, SymbolKind::Method, qualname, sig),
+            status,
+            kind: SymbolKind::Method,
+            path: path.into(),
+            old_path: None,
+            qualname: qualname.into(),
+            sig: sig.into(),
+            parent_id: None,
+            start_line: 3,
+            end_line: 9,
+            content_hash: None,
+            modified: None,
+        }
+    }
+
+    fn change(deltas: &[SymbolDelta]) -> PullRequestChange<'_> {
+        PullRequestChange {
+            deltas,
+            diagnostics: &[],
+            source_files: 1,
+            languages: &Language::ALL,
+            base_sha: BASE,
+            head_sha: HEAD,
+            links: Some(LinkBase {
+                server_url: "https://github.com".into(),
+                repo: RepoName::parse("acme/widgets").unwrap(),
+            }),
+        }
+    }
+
+    #[test]
+    fn code_spans_hold_anything_literally() {
+        assert_eq!(code("Foo.Bar(int)"), "`Foo.Bar(int)`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x"), "`` `x ``");
+        assert_eq!(code("a\nb\u{202E}c"), "`a\u{FFFD}b\u{FFFD}c`");
+    }
+
+    #[test]
+    fn links_percent_encode_paths() {
+        let links = change(&[]).links.unwrap();
+        assert_eq!(
+            blob_url(&links, HEAD, "src/My Dir/a#b(1).cs", 4, 4),
+            format!("https://github.com/acme/widgets/blob/{HEAD}/src/My%20Dir/a%23b%281%29.cs#L4")
+        );
+    }
+
+    #[test]
+    fn hostile_names_stay_inside_their_code_span() {
+        let evil = delta(
+            Status::Modified,
+            "src/<img src=x onerror=alert(1)>/@octocat #1.cs",
+            "Foo.Bar`](javascript:alert(1))<!-- diffidx:pr-comment -->",
+            "",
+        );
+        let body = render(&change(&[evil]), DEFAULT_BUDGET);
+        let item = body.lines().find(|l| l.starts_with("- method")).unwrap();
+        assert!(
+            item.starts_with("- method [``Foo.Bar`](javascript"),
+            "{item}"
+        );
+        assert!(
+            item.contains("](https://github.com/acme/widgets/blob/"),
+            "{item}"
+        );
+        assert!(
+            item.contains(
+                "/src/%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E/%40octocat%20%231.cs#L3-L9)"
+            ),
+            "{item}"
+        );
+        assert_eq!(
+            body.matches(MARKER).count(),
+            2,
+            "the marker text inside a span is literal"
+        );
+        assert!(body.starts_with(MARKER));
+    }
+
+    #[test]
+    fn a_formatting_only_change_says_so() {
+        let mut c = change(&[]);
+        let body = render(&c, DEFAULT_BUDGET);
+        assert!(body.contains("No symbol changed: the edits to 1 C# and Rust file only touch comments or formatting."), "{body}");
+        c.source_files = 0;
+        let body = render(&c, DEFAULT_BUDGET);
+        assert!(
+            body.contains("changes no C# and Rust source files"),
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn the_budget_is_kept_and_what_is_left_out_is_counted() {
+        let deltas: Vec<SymbolDelta> = (0..3000)
+            .map(|i| {
+                let status = if i % 2 == 0 {
+                    Status::Modified
+                } else {
+                    Status::Deleted
+                };
+                delta(
+                    status,
+                    &format!("src/F{i}.cs"),
+                    &format!("Acme.Type{i}.Method{i}"),
+                    "(int)",
+                )
+            })
+            .collect();
+        let body = render(&change(&deltas), 20_000);
+        assert!(body.len() <= 20_000, "{}", body.len());
+        let shown = body.lines().filter(|l| l.starts_with("- method")).count();
+        let hidden: usize = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("- … and "))
+            .map(|l| l.split(' ').next().unwrap().parse::<usize>().unwrap())
+            .sum();
+        assert!(shown > 50);
+        assert_eq!(shown + hidden, 3000);
+        assert!(body.contains("**1500 modified · 1500 deleted** symbols"));
+        assert!(body.trim_end().ends_with("</sub>"));
+    }
+}

@@ -1,0 +1,174 @@
+//! `git diffidx pr-comment`: the pull request's net symbol change as one
+//! sticky comment (DESIGN.md §7).
+//!
+//! Inputs come from flags first, then the Actions environment and event
+//! file. The change is what the pull request shows: the merge base of base
+//! and head against the head, not a union of its commits.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use anyhow::Context as _;
+use diffidx_core::{Language, SymbolDiffer};
+use diffidx_github::event::read_event;
+use diffidx_github::{
+    ActionsEnv, CommentClient, GithubError, LinkBase, Outcome, PullRequestChange, RepoName,
+};
+
+use super::{Context, PrCommentArgs, UsageError};
+
+pub fn run(ctx: &Context, args: &PrCommentArgs) -> anyhow::Result<()> {
+    let env = ActionsEnv::from_process();
+    let event = match &env.event_path {
+        Some(path) => read_event(path)?,
+        None => None,
+    };
+    let repo_name = args
+        .repo
+        .clone()
+        .or_else(|| env.repository.clone())
+        .or_else(|| event.as_ref().and_then(|e| e.repository.clone()))
+        .map(|name| RepoName::parse(&name))
+        .transpose()?;
+    let number = args.pr.or(event.as_ref().map(|e| e.number));
+    let base_rev = args
+        .base
+        .clone()
+        .or_else(|| event.as_ref().and_then(|e| e.base_sha.clone()))
+        .ok_or_else(|| {
+            UsageError(
+                "no base revision: pass --base REV, or run in a pull_request event \
+                 (GITHUB_EVENT_PATH)"
+                    .into(),
+            )
+        })?;
+    let head_rev = args
+        .head
+        .clone()
+        .or_else(|| event.as_ref().and_then(|e| e.head_sha.clone()))
+        .or_else(|| env.sha.clone())
+        .unwrap_or_else(|| "HEAD".to_string());
+
+    let repo = ctx.open_repo()?;
+    const SHALLOW_HINT: &str = "the pull request's commits and their history must be in this \
+        clone (with actions/checkout, set fetch-depth: 0)";
+    let base = repo
+        .resolve_commit(&base_rev)
+        .with_context(|| format!("cannot find the base {base_rev}; {SHALLOW_HINT}"))?;
+    let head = repo
+        .resolve_commit(&head_rev)
+        .with_context(|| format!("cannot find the head {head_rev}; {SHALLOW_HINT}"))?;
+    let merge_base = repo.merge_base(base, head)?.ok_or_else(|| {
+        anyhow::anyhow!(
+            "{base_rev} and {head_rev} have no common ancestor here; {SHALLOW_HINT}, \
+             or the histories are unrelated"
+        )
+    })?;
+
+    let mut options = args.limits.options(&repo);
+    options.languages = languages(&args.languages)?;
+    let mut differ = SymbolDiffer::new(&repo, options.clone())?;
+    let diff = differ.diff_trees(Some(repo.commit(merge_base)?.tree), repo.commit(head)?.tree)?;
+    let (base_sha, head_sha) = (merge_base.to_string(), head.to_string());
+    let change = PullRequestChange {
+        deltas: &diff.deltas,
+        diagnostics: &diff.diagnostics,
+        source_files: diff.source_files,
+        languages: &options.languages,
+        base_sha: &base_sha,
+        head_sha: &head_sha,
+        links: repo_name.clone().map(|repo| LinkBase {
+            server_url: env.server_url().to_string(),
+            repo,
+        }),
+    };
+    let body = diffidx_github::render(&change, diffidx_github::DEFAULT_BUDGET);
+    if args.dry_run {
+        return super::print(&body);
+    }
+
+    let (Some(repo_name), Some(number)) = (repo_name, number) else {
+        return Err(UsageError(
+            "no pull request: pass --repo OWNER/NAME and --pr N, or run in a pull_request \
+             event (GITHUB_REPOSITORY, GITHUB_EVENT_PATH); --dry-run prints the comment instead"
+                .into(),
+        )
+        .into());
+    };
+    let Some(token) = env.token.as_deref() else {
+        let written = write_summary(env.step_summary.as_deref(), &body)?;
+        let also = if written {
+            " (the comment was written to the job summary)"
+        } else {
+            ""
+        };
+        return Err(UsageError(format!(
+            "no GitHub token: set GITHUB_TOKEN to comment on {repo_name}#{number}, or use \
+             --dry-run{also}"
+        ))
+        .into());
+    };
+    let client = CommentClient::new(env.api_url(), token, repo_name.clone())?;
+    match client.upsert(number, &body) {
+        Ok(outcome) => {
+            let (verb, url) = match &outcome {
+                Outcome::Created { url, .. } => ("created", url),
+                Outcome::Updated { url, .. } => ("updated", url),
+                Outcome::Unchanged { url, .. } => ("left unchanged", url),
+            };
+            eprintln!(
+                "{verb} the diffidx comment on {repo_name}#{number} ({} symbol changes) {url}",
+                diff.deltas.len()
+            );
+            Ok(())
+        }
+        Err(err @ GithubError::Forbidden { .. }) => {
+            // A read-only token (a pull request from a fork): the job summary
+            // still shows the change.
+            if write_summary(env.step_summary.as_deref(), &body)? {
+                eprintln!(
+                    "warning: {err}; wrote the comment to the job summary (GITHUB_STEP_SUMMARY) instead"
+                );
+                Ok(())
+            } else {
+                Err(err.into())
+            }
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
+fn languages(names: &[String]) -> anyhow::Result<Vec<Language>> {
+    if names.is_empty() {
+        return Ok(Language::ALL.to_vec());
+    }
+    let mut out = Vec::new();
+    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        let language = Language::from_name(name).ok_or_else(|| {
+            let known: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
+            UsageError(format!(
+                "unknown language {name:?} in --languages; known: {}",
+                known.join(", ")
+            ))
+        })?;
+        if !out.contains(&language) {
+            out.push(language);
+        }
+    }
+    Ok(out)
+}
+
+/// Appends the body to the job summary; `false` when there is none.
+fn write_summary(path: Option<&Path>, body: &str) -> anyhow::Result<bool> {
+    let Some(path) = path else {
+        return Ok(false);
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot open the job summary {}", path.display()))?;
+    writeln!(file, "{body}")
+        .with_context(|| format!("cannot write the job summary {}", path.display()))?;
+    Ok(true)
+}
