@@ -44,6 +44,8 @@ fn main() {
         .unwrap_or(5000);
     let dir = tempfile::tempdir().unwrap();
     gen::history_repo(dir.path(), commits);
+    // BENCH_KEEP=DIR keeps the indexed repository there for profiling.
+    let keep = std::env::var_os("BENCH_KEEP");
 
     // The backfill alone: without Neo4j settings, `index` does not push.
     let start = Instant::now();
@@ -83,20 +85,62 @@ fn main() {
         "Added10042",
         "Run12",
     ];
-    let mut latencies: Vec<Duration> = (0..60)
-        .map(|i| {
-            run(
-                dir.path(),
-                &["log", "--symbol", names[i % names.len()], "--json"],
-            )
-        })
-        .collect();
-    latencies.sort();
+    // `log` as a user runs it: a whole process. First each run opening the
+    // store itself, then answered by the `serve` process the first run
+    // starts in the background.
+    let log_runs = |server: bool| {
+        let mut latencies: Vec<Duration> = (0..60)
+            .map(|i| {
+                let start = Instant::now();
+                let mut cmd = Command::new(bin());
+                cmd.args(["log", "--symbol", names[i % names.len()], "--json"])
+                    .current_dir(dir.path());
+                if !server {
+                    cmd.env("DIFFIDX_SERVER", "off");
+                }
+                let out = cmd.output().unwrap();
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                start.elapsed()
+            })
+            .collect();
+        latencies.sort();
+        latencies
+    };
+    let direct = log_runs(false);
     println!(
-        "log --symbol (whole process, 60 runs): p50 {:.1} ms, p95 {:.1} ms",
-        percentile(&latencies, 0.5),
-        percentile(&latencies, 0.95)
+        "log --symbol, opening the store (whole process, 60 runs): p50 {:.1} ms, p95 {:.1} ms",
+        percentile(&direct, 0.5),
+        percentile(&direct, 0.95)
     );
+    run(dir.path(), &["log", "--symbol", names[0]]); // starts the server
+    let socket = dir.path().join(".git/diffidx/query.sock");
+    let waited = Instant::now();
+    while !socket.exists() && waited.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let served = log_runs(true);
+    println!(
+        "log --symbol, answered by `serve` (whole process, 60 runs): p50 {:.1} ms, p95 {:.1} ms",
+        percentile(&served, 0.5),
+        percentile(&served, 0.95)
+    );
+    if let Some(keep) = &keep {
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(dir.path())
+            .arg(keep)
+            .status()
+            .unwrap();
+        assert!(status.success(), "cannot keep the repository");
+        println!(
+            "kept the indexed repository in {}",
+            Path::new(keep).display()
+        );
+    }
 
     // With a Bolt server described in NEO4J_* (scripts/bolt-server start), push it all.
     if std::env::var("NEO4J_URI").is_ok() && std::env::var("NEO4J_PASSWORD").is_ok() {

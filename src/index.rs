@@ -79,6 +79,14 @@ impl WriterLock {
         }
         Ok(WriterLock { _file: file })
     }
+
+    /// Takes the lock to write the store: also asks a running query server
+    /// (`serve`) to close the store, which Kuzu needs before a write open.
+    pub fn for_writing(dir: &Path, wait: bool) -> Result<WriterLock> {
+        let lock = WriterLock::acquire(dir, wait)?;
+        crate::serve::release(dir);
+        Ok(lock)
+    }
 }
 
 /// What to index.
@@ -123,7 +131,7 @@ pub fn index(
     options: &IndexOptions,
     progress: &mut dyn Progress,
 ) -> Result<IndexReport> {
-    let _lock = WriterLock::acquire(&state_dir(repo), true)?;
+    let _lock = WriterLock::for_writing(&state_dir(repo), true)?;
     index_locked_with(repo, options, progress)
 }
 
@@ -480,7 +488,7 @@ fn topological(mut commits: HashMap<ObjectId, CommitInfo>, tips: &[ObjectId]) ->
 /// its note fails validation).
 pub fn rebuild(repo: &Repo, diff: &DiffOptions) -> Result<IndexReport> {
     let dir = state_dir(repo);
-    let _lock = WriterLock::acquire(&dir, true)?;
+    let _lock = WriterLock::for_writing(&dir, true)?;
     remove_store_files(&store_path(&repo.common_dir()), None);
     let mut report = IndexReport::default();
     let mut notes = repo.notes()?;
@@ -538,7 +546,7 @@ pub fn run_for_hook(repo: &Repo, options: &IndexOptions) -> Result<()> {
     let pending = dir.join("pending");
     let _ = std::fs::write(&pending, b"");
     loop {
-        let lock = match WriterLock::acquire(&dir, false) {
+        let lock = match WriterLock::for_writing(&dir, false) {
             Ok(lock) => lock,
             Err(IndexError::Busy) => return Ok(()), // the writer will see `pending`
             Err(e) => return Err(e),

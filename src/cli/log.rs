@@ -3,7 +3,9 @@
 use std::time::Duration;
 
 use anyhow::Context as _;
-use diffidx::store::{store_path, HistoryEntry, HistoryQuery, Store};
+use diffidx::index::state_dir;
+use diffidx::serve;
+use diffidx::store::{store_path, HistoryEntry, HistoryQuery};
 use diffidx_core::git::Repo;
 
 use super::{Context, LogArgs, UsageError};
@@ -18,12 +20,17 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
         )
         .into());
     }
-    let store = diffidx::index::open_for_reading(&repo, Duration::from_secs(10))?;
     let mut query = HistoryQuery::parse(&args.symbol);
     query.kind = args.kind.clone();
     query.path = args.path.clone();
-    let entries = store.history(&query)?;
-    warn_if_behind(&repo, &store);
+    let head = repo.resolve_commit("HEAD").ok().map(|h| h.to_string());
+    let (entries, head_indexed) = history(&repo, &query, head.clone())?;
+    if let (Some(false), Some(head)) = (head_indexed, &head) {
+        eprintln!(
+            "note: HEAD ({}) is not indexed yet; run `git diffidx index` for an up-to-date history",
+            &head[..12]
+        );
+    }
     if args.json {
         let json = serde_json::to_string(&entries).context("cannot serialize the history")?;
         return super::print(&format!("{json}\n"));
@@ -83,14 +90,34 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
 }
 
 /// Tells the user (on stderr) when HEAD is not in the store yet.
-fn warn_if_behind(repo: &Repo, store: &Store) {
-    let Ok(head) = repo.resolve_commit("HEAD") else {
-        return;
-    };
-    if let Ok(false) = store.has_commit(&head.to_string()) {
-        eprintln!(
-            "note: HEAD ({}) is not indexed yet; run `git diffidx index` for an up-to-date history",
-            &head.to_string()[..12]
-        );
+/// The history and whether HEAD is indexed: from a running `serve` process
+/// when there is one (fast), else from the store directly, after which a
+/// server is started for the next query. `DIFFIDX_SERVER=off` or git config
+/// `diffidx.server false` keep to the direct path.
+fn history(
+    repo: &Repo,
+    query: &HistoryQuery,
+    head: Option<String>,
+) -> anyhow::Result<(Vec<HistoryEntry>, Option<bool>)> {
+    let dir = state_dir(repo);
+    let off = |v: &str| matches!(v.trim(), "off" | "false" | "0" | "no");
+    let use_server = !std::env::var("DIFFIDX_SERVER").is_ok_and(|v| off(&v))
+        && !repo
+            .config_string("diffidx.server")
+            .is_some_and(|v| off(&v));
+    if use_server {
+        if let Some(answer) = serve::history(&dir, query, head.clone()) {
+            return Ok((answer.entries, answer.head_indexed));
+        }
     }
+    let store = diffidx::index::open_for_reading(repo, Duration::from_secs(10))?;
+    let entries = store.history(query)?;
+    let head_indexed = head.and_then(|h| store.has_commit(&h).ok());
+    drop(store);
+    if use_server {
+        if let Ok(program) = std::env::current_exe() {
+            serve::spawn(repo, &program);
+        }
+    }
+    Ok((entries, head_indexed))
 }

@@ -9,6 +9,7 @@ mod log;
 mod pr_comment;
 mod push;
 mod rebuild;
+mod serve;
 mod show;
 mod status;
 mod style;
@@ -65,6 +66,9 @@ pub enum Command {
     PrComment(PrCommentArgs),
     /// Install or remove the hooks that keep the index current.
     Hooks(HooksArgs),
+    /// Keep the store open and answer `log` queries fast (started by `log`
+    /// in the background; exits when idle).
+    Serve(ServeArgs),
     /// What the hooks run (in the background); not for direct use.
     #[command(hide = true)]
     HookRun(HookRunArgs),
@@ -117,6 +121,13 @@ pub struct PrCommentArgs {
 
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Exit after this many seconds without a query.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    pub idle: u64,
 }
 
 #[derive(Args)]
@@ -275,6 +286,7 @@ pub fn main() -> ExitCode {
         Command::Init(args) => init::run(&ctx, args),
         Command::PrComment(args) => pr_comment::run(&ctx, args),
         Command::Hooks(args) => hooks::run(&ctx, args),
+        Command::Serve(args) => serve::run(&ctx, args),
         Command::HookRun(args) => hooks::hook_run(&ctx, args),
     };
     match result {

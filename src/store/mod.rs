@@ -458,7 +458,7 @@ impl Store {
 }
 
 /// Which symbols `log --symbol` asks for.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HistoryQuery {
     /// A qualname or a suffix of one at a `.`/`::` boundary.
     pub name: String,
@@ -505,7 +505,7 @@ impl HistoryQuery {
 }
 
 /// One line of a symbol's history.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HistoryEntry {
     pub commit: String,
     pub date: String,
@@ -514,7 +514,7 @@ pub struct HistoryEntry {
     pub status: String,
     pub kind: String,
     pub path: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_path: Option<String>,
     pub qualname: String,
     pub sig: String,

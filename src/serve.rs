@@ -1,0 +1,295 @@
+//! A long-lived reader that answers `log` queries from an open store.
+//!
+//! Opening the Kuzu store costs about 30 ms and the first query about 10 ms
+//! more: most of a `log --symbol` run. A process that keeps the store open
+//! answers in a few milliseconds. Kuzu lets one process write or several
+//! read, never both, so the reader yields to writers: every writer, right
+//! after taking the writer lock, asks it to close the store ([`release`]),
+//! and it reopens on the next query only while no writer holds that lock.
+//! Whatever goes wrong (no server, a dead one, a busy one, a protocol
+//! mismatch) makes the client answer the query itself, as it would without
+//! a server, so the server only ever makes answers faster, never different.
+//!
+//! The protocol is one JSON line each way over a Unix socket in the store's
+//! directory. The server exits when idle, or when its socket is removed or
+//! replaced (the repository was deleted, another server took over).
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use diffidx_core::git::Repo;
+use serde::{Deserialize, Serialize};
+
+use crate::index::{open_for_reading, state_dir, IndexError, WriterLock};
+use crate::store::{HistoryEntry, HistoryQuery, Store};
+
+/// The socket's file name in the store's directory.
+pub const SOCKET: &str = "query.sock";
+
+/// Unix socket paths are limited to about 100 bytes.
+const MAX_SOCKET_PATH: usize = 100;
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    Ping,
+    /// Close the store: a writer is about to open it.
+    Release,
+    History {
+        query: HistoryQuery,
+        /// Also say whether this commit is indexed.
+        head: Option<String>,
+    },
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Response {
+    pub ok: bool,
+    /// A writer holds the store; answer the query yourself (and wait).
+    #[serde(default)]
+    pub busy: bool,
+    #[serde(default)]
+    pub entries: Vec<HistoryEntry>,
+    #[serde(default)]
+    pub head_indexed: Option<bool>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// What a server answered to a history query.
+pub struct Answer {
+    pub entries: Vec<HistoryEntry>,
+    pub head_indexed: Option<bool>,
+}
+
+pub fn socket_path(state_dir: &Path) -> PathBuf {
+    state_dir.join(SOCKET)
+}
+
+/// One request, one response.
+fn call(state_dir: &Path, request: &Request, timeout: Duration) -> std::io::Result<Response> {
+    let path = socket_path(state_dir);
+    let stream = UnixStream::connect(&path)?;
+    stream.set_read_timeout(Some(timeout))?;
+    stream.set_write_timeout(Some(timeout))?;
+    let mut line = serde_json::to_string(request).map_err(std::io::Error::other)?;
+    line.push('\n');
+    (&stream).write_all(line.as_bytes())?;
+    let mut reply = String::new();
+    BufReader::new(&stream).read_line(&mut reply)?;
+    serde_json::from_str(&reply).map_err(std::io::Error::other)
+}
+
+/// Asks a running server to close the store, and waits until it has (or
+/// there is none). Writers call this right after taking the writer lock.
+pub fn release(state_dir: &Path) {
+    if socket_path(state_dir).exists() {
+        let _ = call(state_dir, &Request::Release, Duration::from_secs(10));
+    }
+}
+
+/// The history from a running server; `None` when there is no usable one.
+pub fn history(state_dir: &Path, query: &HistoryQuery, head: Option<String>) -> Option<Answer> {
+    let request = Request::History {
+        query: query.clone(),
+        head,
+    };
+    match call(state_dir, &request, Duration::from_secs(10)) {
+        Ok(Response {
+            ok: true,
+            entries,
+            head_indexed,
+            ..
+        }) => Some(Answer {
+            entries,
+            head_indexed,
+        }),
+        _ => None,
+    }
+}
+
+/// Whether a server answers on this store's socket.
+pub fn is_running(state_dir: &Path) -> bool {
+    socket_path(state_dir).exists()
+        && call(state_dir, &Request::Ping, Duration::from_secs(2)).is_ok_and(|r| r.ok)
+}
+
+/// Starts `program serve` in the background for this repository, unless a
+/// server is already answering or the socket path would be too long.
+pub fn spawn(repo: &Repo, program: &Path) {
+    let dir = state_dir(repo);
+    let path = socket_path(&dir);
+    if path.as_os_str().len() > MAX_SOCKET_PATH || is_running(&dir) {
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    let work_dir = repo.work_dir().unwrap_or_else(|| repo.common_dir());
+    let _ = std::process::Command::new(program)
+        .arg("serve")
+        .current_dir(work_dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn();
+}
+
+/// Serves history queries until idle for `idle`, or until the socket is
+/// removed or replaced. `on_request` hears of every request (for `serve`'s
+/// output). Returns at once when another server is already running.
+pub fn serve(
+    repo: &Repo,
+    idle: Duration,
+    mut on_request: impl FnMut(&str),
+) -> Result<(), IndexError> {
+    let dir = state_dir(repo);
+    let path = socket_path(&dir);
+    let io_error = |source| IndexError::Io {
+        path: path.clone(),
+        source,
+    };
+    if path.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(io_error(std::io::Error::other(
+            "the socket path is too long for a Unix socket",
+        )));
+    }
+    if is_running(&dir) {
+        on_request("another server is already running");
+        return Ok(());
+    }
+    std::fs::create_dir_all(&dir).map_err(io_error)?;
+    let _ = std::fs::remove_file(&path); // a dead server's
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(io_error)?;
+    runtime.block_on(async {
+        let listener = tokio::net::UnixListener::bind(&path).map_err(io_error)?;
+        let inode = std::fs::metadata(&path).map_err(io_error)?.ino();
+        let mut server = Server { repo, store: None };
+        let mut last = Instant::now();
+        loop {
+            match tokio::time::timeout(Duration::from_millis(500), listener.accept()).await {
+                Ok(Ok((stream, _))) => {
+                    let stream = stream.into_std().map_err(io_error)?;
+                    stream.set_nonblocking(false).map_err(io_error)?;
+                    server.handle(stream, &mut on_request);
+                    last = Instant::now();
+                }
+                Ok(Err(_)) => {} // a client that went away
+                Err(_elapsed) => {
+                    let ours = std::fs::metadata(&path).is_ok_and(|m| m.ino() == inode);
+                    if !ours {
+                        return Ok(());
+                    }
+                    if last.elapsed() >= idle {
+                        let _ = std::fs::remove_file(&path);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    })
+}
+
+struct Server<'r> {
+    repo: &'r Repo,
+    store: Option<Store>,
+}
+
+impl Server<'_> {
+    fn handle(&mut self, stream: UnixStream, on_request: &mut impl FnMut(&str)) {
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut line = String::new();
+        if BufReader::new(&stream).read_line(&mut line).is_err() {
+            return;
+        }
+        let response = match serde_json::from_str::<Request>(&line) {
+            Ok(Request::Ping) => Response {
+                ok: true,
+                ..Response::default()
+            },
+            Ok(Request::Release) => {
+                self.store = None;
+                on_request("released the store to a writer");
+                Response {
+                    ok: true,
+                    ..Response::default()
+                }
+            }
+            Ok(Request::History { query, head }) => {
+                let response = self.history(&query, head.as_deref());
+                on_request(&format!(
+                    "history of {}: {}",
+                    query.name,
+                    if response.ok {
+                        format!("{} entries", response.entries.len())
+                    } else if response.busy {
+                        "busy (a writer holds the store)".to_string()
+                    } else {
+                        response.error.clone().unwrap_or_default()
+                    }
+                ));
+                response
+            }
+            Err(e) => Response {
+                error: Some(format!("not a request: {e}")),
+                ..Response::default()
+            },
+        };
+        if let Ok(mut text) = serde_json::to_string(&response) {
+            text.push('\n');
+            let _ = (&stream).write_all(text.as_bytes());
+        }
+    }
+
+    fn history(&mut self, query: &HistoryQuery, head: Option<&str>) -> Response {
+        if self.store.is_none() {
+            // Open only while no writer runs; holding the writer lock while
+            // opening keeps one from starting until the store is open, after
+            // which it will ask for a release.
+            let dir = state_dir(self.repo);
+            let _lock = match WriterLock::acquire(&dir, false) {
+                Ok(lock) => lock,
+                Err(IndexError::Busy) => {
+                    return Response {
+                        busy: true,
+                        ..Response::default()
+                    }
+                }
+                Err(e) => return failure(e.to_string()),
+            };
+            match open_for_reading(self.repo, Duration::ZERO) {
+                Ok(store) => self.store = Some(store),
+                Err(e) => return failure(e.to_string()),
+            }
+        }
+        let Some(store) = &self.store else {
+            return failure("no store".into());
+        };
+        let entries = match store.history(query) {
+            Ok(entries) => entries,
+            Err(e) => {
+                self.store = None;
+                return failure(e.to_string());
+            }
+        };
+        let head_indexed = head.and_then(|sha| store.has_commit(sha).ok());
+        Response {
+            ok: true,
+            entries,
+            head_indexed,
+            ..Response::default()
+        }
+    }
+}
+
+fn failure(error: String) -> Response {
+    Response {
+        error: Some(error),
+        ..Response::default()
+    }
+}

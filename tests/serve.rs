@@ -1,0 +1,150 @@
+//! `git diffidx serve`, the long-lived reader behind fast `log` answers: it
+//! answers exactly what the store answers directly, yields the store to
+//! writers, and a dead or missing server changes nothing but speed.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, ChildStdout, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{succeeded, TestRepo};
+
+fn repo_with_history() -> TestRepo {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/Cart.cs",
+        "namespace Shop { class Cart { int Total() => 1; } }\n",
+    );
+    repo.commit("cart");
+    repo.write(
+        "src/Cart.cs",
+        "namespace Shop { class Cart { int Total() => 2; } }\n",
+    );
+    repo.commit("total");
+    succeeded(&repo.diffidx(&["index"]));
+    repo
+}
+
+fn log_json(repo: &TestRepo, server: bool) -> String {
+    let env: &[(&str, &str)] = if server {
+        &[]
+    } else {
+        &[("DIFFIDX_SERVER", "off")]
+    };
+    let out = repo.diffidx_env(&["log", "--symbol", "Cart.Total", "--json"], env);
+    succeeded(&out);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A `serve` process and the lines it prints, one per request.
+struct Server {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Server {
+    fn start(repo: &TestRepo, idle: &str) -> Server {
+        let mut child = repo
+            .command(common::bin())
+            .args(["serve", "--idle", idle])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout: ChildStdout = child.stdout.take().unwrap();
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = send.send(line);
+            }
+        });
+        let socket = repo.path().join(".git/diffidx/query.sock");
+        let started = Instant::now();
+        while !socket.exists() {
+            assert!(started.elapsed() < Duration::from_secs(10), "no socket");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Server { child, lines }
+    }
+
+    fn next_line(&self) -> String {
+        self.lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the server reports each request")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_server_answers_like_the_store_and_yields_to_writers() {
+    let mut repo = repo_with_history();
+    let direct = log_json(&repo, false);
+    assert!(direct.contains("\"subject\":\"total\""), "{direct}");
+
+    let server = Server::start(&repo, "60");
+    assert_eq!(log_json(&repo, true), direct);
+    assert_eq!(server.next_line(), "history of Cart.Total: 2 entries");
+
+    // A writer gets the store at once: the server closes it when asked.
+    repo.write(
+        "src/Cart.cs",
+        "namespace Shop { class Cart { int Total() => 3; } }\n",
+    );
+    repo.commit("three");
+    let started = Instant::now();
+    succeeded(&repo.diffidx(&["index"]));
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.next_line(), "released the store to a writer");
+
+    // ...and reopens it for the next query, with the new commit in it.
+    let after = log_json(&repo, true);
+    assert_eq!(server.next_line(), "history of Cart.Total: 3 entries");
+    assert!(after.contains("\"subject\":\"three\""), "{after}");
+    assert_eq!(after, log_json(&repo, false));
+    // `rebuild` (which deletes the store files) gets it too.
+    succeeded(&repo.diffidx(&["rebuild"]));
+    assert_eq!(server.next_line(), "released the store to a writer");
+    assert_eq!(log_json(&repo, true), after);
+}
+
+#[test]
+fn a_dead_server_changes_nothing() {
+    let repo = repo_with_history();
+    let direct = log_json(&repo, false);
+    let mut server = Server::start(&repo, "60");
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let socket = repo.path().join(".git/diffidx/query.sock");
+    assert!(socket.exists(), "a killed server leaves its socket");
+    assert_eq!(log_json(&repo, true), direct);
+    succeeded(&repo.diffidx(&["index"]));
+    assert_eq!(log_json(&repo, true), direct);
+}
+
+#[test]
+fn an_idle_server_exits_and_removes_its_socket() {
+    let repo = repo_with_history();
+    let mut idle = Server::start(&repo, "1");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = idle.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "still running");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    assert!(!repo.path().join(".git/diffidx/query.sock").exists());
+}
