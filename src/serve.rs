@@ -24,7 +24,7 @@ use diffidx_core::git::Repo;
 use serde::{Deserialize, Serialize};
 
 use crate::index::{open_for_reading, state_dir, IndexError, WriterLock};
-use crate::store::{HistoryEntry, HistoryQuery, Store};
+use crate::store::{HistoryEntry, HistoryQuery, Reader, Store};
 
 /// The socket's file name in the store's directory.
 pub const SOCKET: &str = "query.sock";
@@ -169,121 +169,193 @@ pub fn serve(
     runtime.block_on(async {
         let listener = tokio::net::UnixListener::bind(&path).map_err(io_error)?;
         let inode = std::fs::metadata(&path).map_err(io_error)?.ino();
-        let mut server = Server { repo, store: None };
-        let mut last = Instant::now();
-        loop {
-            match tokio::time::timeout(Duration::from_millis(500), listener.accept()).await {
-                Ok(Ok((stream, _))) => {
-                    let stream = stream.into_std().map_err(io_error)?;
-                    stream.set_nonblocking(false).map_err(io_error)?;
-                    server.handle(stream, &mut on_request);
-                    last = Instant::now();
+        let mut clients = Clients {
+            listener,
+            path: &path,
+            inode,
+            idle,
+            last: Instant::now(),
+        };
+        // Closed: answer what needs no store; open it for a history query.
+        while let Some((stream, request)) = clients.next().await {
+            let (query, head) = match request {
+                Ok(Request::History { query, head }) => (query, head),
+                other => {
+                    answer_closed(&stream, other, &mut on_request);
+                    continue;
                 }
-                Ok(Err(_)) => {} // a client that went away
-                Err(_elapsed) => {
-                    let ours = std::fs::metadata(&path).is_ok_and(|m| m.ino() == inode);
-                    if !ours {
-                        return Ok(());
+            };
+            let store = match open_unless_writing(repo) {
+                Ok(store) => store,
+                Err(response) => {
+                    answer_history(&stream, &query, response, &mut on_request);
+                    continue;
+                }
+            };
+            let reader = match store.reader() {
+                Ok(reader) => reader,
+                Err(e) => {
+                    answer_history(&stream, &query, failure(e.to_string()), &mut on_request);
+                    continue;
+                }
+            };
+            // Open: answer from the reader until a writer asks for the store
+            // (or a query fails: reopen for the next one).
+            let mut pending = Some((stream, query, head));
+            loop {
+                if let Some((stream, query, head)) = pending.take() {
+                    let response = read_history(&reader, &query, head.as_deref());
+                    let failed = !response.ok;
+                    answer_history(&stream, &query, response, &mut on_request);
+                    if failed {
+                        break;
                     }
-                    if last.elapsed() >= idle {
-                        let _ = std::fs::remove_file(&path);
-                        return Ok(());
+                }
+                let Some((stream, request)) = clients.next().await else {
+                    return Ok(());
+                };
+                match request {
+                    Ok(Request::History { query, head }) => pending = Some((stream, query, head)),
+                    Ok(Request::Release) => {
+                        drop(reader);
+                        drop(store);
+                        send(&stream, &success());
+                        on_request("released the store to a writer");
+                        break;
                     }
+                    other => answer_closed(&stream, other, &mut on_request),
                 }
             }
         }
+        Ok(())
     })
 }
 
-struct Server<'r> {
-    repo: &'r Repo,
-    store: Option<Store>,
+/// Accepts clients and reads their request, minding idleness and the socket.
+struct Clients<'p> {
+    listener: tokio::net::UnixListener,
+    path: &'p Path,
+    inode: u64,
+    idle: Duration,
+    last: Instant,
 }
 
-impl Server<'_> {
-    fn handle(&mut self, stream: UnixStream, on_request: &mut impl FnMut(&str)) {
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-        let mut line = String::new();
-        if BufReader::new(&stream).read_line(&mut line).is_err() {
-            return;
-        }
-        let response = match serde_json::from_str::<Request>(&line) {
-            Ok(Request::Ping) => Response {
-                ok: true,
-                ..Response::default()
-            },
-            Ok(Request::Release) => {
-                self.store = None;
-                on_request("released the store to a writer");
-                Response {
-                    ok: true,
-                    ..Response::default()
+impl Clients<'_> {
+    /// The next client and its request; `None` when the server should stop.
+    async fn next(&mut self) -> Option<(UnixStream, Result<Request, String>)> {
+        loop {
+            match tokio::time::timeout(Duration::from_millis(500), self.listener.accept()).await {
+                Ok(Ok((stream, _))) => {
+                    self.last = Instant::now();
+                    let Ok(stream) = stream.into_std() else {
+                        continue;
+                    };
+                    if stream.set_nonblocking(false).is_err() {
+                        continue;
+                    }
+                    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+                    let mut line = String::new();
+                    if BufReader::new(&stream).read_line(&mut line).is_err() {
+                        continue;
+                    }
+                    let request =
+                        serde_json::from_str(&line).map_err(|e| format!("not a request: {e}"));
+                    return Some((stream, request));
+                }
+                Ok(Err(_)) => {} // a client that went away
+                Err(_elapsed) => {
+                    let ours = std::fs::metadata(self.path).is_ok_and(|m| m.ino() == self.inode);
+                    if !ours {
+                        return None;
+                    }
+                    if self.last.elapsed() >= self.idle {
+                        let _ = std::fs::remove_file(self.path);
+                        return None;
+                    }
                 }
             }
-            Ok(Request::History { query, head }) => {
-                let response = self.history(&query, head.as_deref());
-                on_request(&format!(
-                    "history of {}: {}",
-                    query.name,
-                    if response.ok {
-                        format!("{} entries", response.entries.len())
-                    } else if response.busy {
-                        "busy (a writer holds the store)".to_string()
-                    } else {
-                        response.error.clone().unwrap_or_default()
-                    }
-                ));
-                response
-            }
-            Err(e) => Response {
-                error: Some(format!("not a request: {e}")),
-                ..Response::default()
-            },
-        };
-        if let Ok(mut text) = serde_json::to_string(&response) {
-            text.push('\n');
-            let _ = (&stream).write_all(text.as_bytes());
         }
     }
+}
 
-    fn history(&mut self, query: &HistoryQuery, head: Option<&str>) -> Response {
-        if self.store.is_none() {
-            // Open only while no writer runs; holding the writer lock while
-            // opening keeps one from starting until the store is open, after
-            // which it will ask for a release.
-            let dir = state_dir(self.repo);
-            let _lock = match WriterLock::acquire(&dir, false) {
-                Ok(lock) => lock,
-                Err(IndexError::Busy) => {
-                    return Response {
-                        busy: true,
-                        ..Response::default()
-                    }
-                }
-                Err(e) => return failure(e.to_string()),
-            };
-            match open_for_reading(self.repo, Duration::ZERO) {
-                Ok(store) => self.store = Some(store),
-                Err(e) => return failure(e.to_string()),
-            }
+/// Opens the store only while no writer runs. Holding the writer lock while
+/// opening keeps a writer from starting before the store is open; one that
+/// starts later asks for a release first.
+fn open_unless_writing(repo: &Repo) -> Result<Store, Response> {
+    let _lock = match WriterLock::acquire(&state_dir(repo), false) {
+        Ok(lock) => lock,
+        Err(IndexError::Busy) => {
+            return Err(Response {
+                busy: true,
+                ..Response::default()
+            })
         }
-        let Some(store) = &self.store else {
-            return failure("no store".into());
-        };
-        let entries = match store.history(query) {
-            Ok(entries) => entries,
-            Err(e) => {
-                self.store = None;
-                return failure(e.to_string());
-            }
-        };
-        let head_indexed = head.and_then(|sha| store.has_commit(sha).ok());
-        Response {
+        Err(e) => return Err(failure(e.to_string())),
+    };
+    open_for_reading(repo, Duration::ZERO).map_err(|e| failure(e.to_string()))
+}
+
+fn read_history(reader: &Reader<'_>, query: &HistoryQuery, head: Option<&str>) -> Response {
+    match reader.history(query) {
+        Ok(entries) => Response {
             ok: true,
             entries,
-            head_indexed,
+            head_indexed: head.and_then(|sha| reader.has_commit(sha).ok()),
             ..Response::default()
+        },
+        Err(e) => failure(e.to_string()),
+    }
+}
+
+fn answer_history(
+    stream: &UnixStream,
+    query: &HistoryQuery,
+    response: Response,
+    on_request: &mut impl FnMut(&str),
+) {
+    send(stream, &response);
+    let outcome = if response.ok {
+        format!("{} entries", response.entries.len())
+    } else if response.busy {
+        "busy (a writer holds the store)".to_string()
+    } else {
+        response.error.unwrap_or_default()
+    };
+    on_request(&format!("history of {}: {outcome}", query.name));
+}
+
+/// Requests that need no open store.
+fn answer_closed(
+    stream: &UnixStream,
+    request: Result<Request, String>,
+    on_request: &mut impl FnMut(&str),
+) {
+    match request {
+        Ok(Request::Ping) => send(stream, &success()),
+        Ok(Request::Release) => {
+            send(stream, &success());
+            on_request("release: the store was not open");
         }
+        Ok(Request::History { .. }) => send(stream, &failure("unexpected".into())),
+        Err(error) => {
+            on_request(&error);
+            send(stream, &failure(error));
+        }
+    }
+}
+
+fn send(mut stream: &UnixStream, response: &Response) {
+    if let Ok(mut text) = serde_json::to_string(response) {
+        text.push('\n');
+        let _ = stream.write_all(text.as_bytes());
+    }
+}
+
+fn success() -> Response {
+    Response {
+        ok: true,
+        ..Response::default()
     }
 }
 

@@ -89,9 +89,14 @@ fn the_server_answers_like_the_store_and_yields_to_writers() {
     let direct = log_json(&repo, false);
     assert!(direct.contains("\"subject\":\"total\""), "{direct}");
 
+    let status = |repo: &TestRepo| -> serde_json::Value {
+        serde_json::from_str(&repo.ok(&["status", "--json"])).unwrap()
+    };
+    assert_eq!(status(&repo)["query_server"], false);
     let server = Server::start(&repo, "60");
     assert_eq!(log_json(&repo, true), direct);
     assert_eq!(server.next_line(), "history of Cart.Total: 2 entries");
+    assert_eq!(status(&repo)["query_server"], true);
 
     // A writer gets the store at once: the server closes it when asked.
     repo.write(

@@ -18,6 +18,8 @@ struct Status {
     store_bytes: u64,
     store: String,
     hooks_installed: Vec<String>,
+    /// A `serve` process is answering `log` queries for this repository.
+    query_server: bool,
     last_error: Option<String>,
     /// Noted commits not pushed to the configured Neo4j yet (absent without credentials).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,6 +51,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
             .display()
             .to_string(),
         hooks_installed: super::hooks::installed(&repo),
+        query_server: diffidx::serve::is_running(&diffidx::index::state_dir(&repo)),
         last_error: diffidx::index::last_error(&repo),
         neo4j_backlog: match diffidx::sync::Neo4jConfig::from_env(&repo)? {
             Some(config) => Some(diffidx::sync::backlog(&repo, &config)?),
@@ -74,6 +77,11 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
             status.hooks_installed.join(", ")
         },
     );
+    out.push_str(if status.query_server {
+        "query server:      running (answers `log`)\n"
+    } else {
+        "query server:      not running (the next `log` starts one)\n"
+    });
     if let Some(n) = status.neo4j_backlog {
         out.push_str(&format!("neo4j backlog:     {n} commits not pushed yet\n"));
     }

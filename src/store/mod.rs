@@ -8,7 +8,7 @@
 
 mod schema;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -168,9 +168,16 @@ impl Store {
 
     /// True when the store has loaded `sha`.
     pub fn has_commit(&self, sha: &str) -> Result<bool> {
-        let conn = self.conn()?;
-        let mut stmt = prepare(&conn, "MATCH (c:Commit {sha: $sha}) RETURN c.sha")?;
-        Ok(!execute(&conn, "find commit", &mut stmt, vec![("sha", string(sha))])?.is_empty())
+        self.reader()?.has_commit(sha)
+    }
+
+    /// A connection for queries that keeps its prepared statements, for a
+    /// process that answers many (the `serve` reader).
+    pub fn reader(&self) -> Result<Reader<'_>> {
+        Ok(Reader {
+            conn: self.conn()?,
+            statements: std::cell::RefCell::new(HashMap::new()),
+        })
     }
 
     /// Loads commit records (oldest first) in one transaction and records
@@ -351,7 +358,61 @@ impl Store {
 
     /// The history of the symbols matching `query`, following moves, newest first.
     pub fn history(&self, query: &HistoryQuery) -> Result<Vec<HistoryEntry>> {
+        self.reader()?.history(query)
+    }
+
+    /// Node and relationship counts, for `status`.
+    pub fn counts(&self) -> Result<Counts> {
         let conn = self.conn()?;
+        let count = |what: &'static str, q: &str| -> Result<u64> {
+            let rows = query(&conn, what, q)?;
+            Ok(rows.first().map(|r| as_u32(&r[0]) as u64).unwrap_or(0))
+        };
+        Ok(Counts {
+            commits: count("count commits", "MATCH (c:Commit) RETURN count(c)")?,
+            symbols: count("count symbols", "MATCH (s:Symbol) RETURN count(s)")?,
+            changes: count(
+                "count changes",
+                "MATCH ()-[e:CHANGED_IN]->() RETURN count(e)",
+            )?,
+        })
+    }
+}
+
+/// Read queries on one connection, each statement prepared once (Kuzu's
+/// parse and plan cost several milliseconds per statement).
+pub struct Reader<'s> {
+    conn: Connection<'s>,
+    statements: std::cell::RefCell<HashMap<String, kuzu::PreparedStatement>>,
+}
+
+impl Reader<'_> {
+    fn run(
+        &self,
+        text: &str,
+        what: &'static str,
+        params: Vec<(&str, Value)>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let mut statements = self.statements.borrow_mut();
+        let stmt = match statements.entry(text.to_owned()) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(prepare(&self.conn, text)?),
+        };
+        execute(&self.conn, what, stmt, params)
+    }
+
+    /// True when the store has loaded `sha`.
+    pub fn has_commit(&self, sha: &str) -> Result<bool> {
+        let rows = self.run(
+            "MATCH (c:Commit {sha: $sha}) RETURN c.sha",
+            "find commit",
+            vec![("sha", string(sha))],
+        )?;
+        Ok(!rows.is_empty())
+    }
+
+    /// The history of the symbols matching `query`, following moves, newest first.
+    pub fn history(&self, query: &HistoryQuery) -> Result<Vec<HistoryEntry>> {
         // Candidates by own name (an equality scan), then the qualname rule.
         let mut filters = vec!["s.name = $name".to_owned()];
         let mut params = vec![("name", string(own_name(&query.name)))];
@@ -368,14 +429,12 @@ impl Store {
             params.push(("path", string(path.trim_end_matches('/'))));
             params.push(("dir", string(&format!("{}/", path.trim_end_matches('/')))));
         }
-        let mut stmt = prepare(
-            &conn,
-            &format!(
-                "MATCH (s:Symbol) WHERE {} RETURN s.id, s.qualname",
-                filters.join(" AND ")
-            ),
-        )?;
-        let mut ids: HashSet<String> = execute(&conn, "match symbols", &mut stmt, params)?
+        let matching = format!(
+            "MATCH (s:Symbol) WHERE {} RETURN s.id, s.qualname",
+            filters.join(" AND ")
+        );
+        let mut ids: HashSet<String> = self
+            .run(&matching, "match symbols", params)?
             .iter()
             .filter(|r| as_string(&r[1]).is_some_and(|q| query.matches(&q)))
             .filter_map(|r| as_string(&r[0]))
@@ -384,39 +443,27 @@ impl Store {
             return Ok(Vec::new());
         }
         // Follow moves both ways, one hop at a time: earlier and later identities.
-        let mut hop = prepare(
-            &conn,
-            "MATCH (a:Symbol)-[:MOVED_TO]-(b:Symbol) WHERE a.id IN $ids RETURN DISTINCT b.id",
-        )?;
+        let hop = "MATCH (a:Symbol)-[:MOVED_TO]-(b:Symbol) WHERE a.id IN $ids RETURN DISTINCT b.id";
         let mut frontier = ids.clone();
         for _ in 0..16 {
-            let next: HashSet<String> = execute(
-                &conn,
-                "follow moves",
-                &mut hop,
-                vec![("ids", string_list(&frontier))],
-            )?
-            .iter()
-            .filter_map(|r| as_string(&r[0]))
-            .filter(|id| !ids.contains(id))
-            .collect();
+            let next: HashSet<String> = self
+                .run(hop, "follow moves", vec![("ids", string_list(&frontier))])?
+                .iter()
+                .filter_map(|r| as_string(&r[0]))
+                .filter(|id| !ids.contains(id))
+                .collect();
             if next.is_empty() {
                 break;
             }
             ids.extend(next.iter().cloned());
             frontier = next;
         }
-        let mut stmt = prepare(
-            &conn,
+        let rows = self.run(
             "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE s.id IN $ids \
              RETURN c.sha, c.date, c.author, c.subject, e.status, s.kind, s.path, e.old_path, \
              s.qualname, s.sig, e.start_line, e.end_line, s.id \
              ORDER BY c.time DESC, c.seq DESC, s.path, e.start_line",
-        )?;
-        let rows = execute(
-            &conn,
             "read history",
-            &mut stmt,
             vec![("ids", string_list(&ids))],
         )?;
         Ok(rows
@@ -437,23 +484,6 @@ impl Store {
                 symbol_id: as_string(&r[12]).unwrap_or_default(),
             })
             .collect())
-    }
-
-    /// Node and relationship counts, for `status`.
-    pub fn counts(&self) -> Result<Counts> {
-        let conn = self.conn()?;
-        let count = |what: &'static str, q: &str| -> Result<u64> {
-            let rows = query(&conn, what, q)?;
-            Ok(rows.first().map(|r| as_u32(&r[0]) as u64).unwrap_or(0))
-        };
-        Ok(Counts {
-            commits: count("count commits", "MATCH (c:Commit) RETURN count(c)")?,
-            symbols: count("count symbols", "MATCH (s:Symbol) RETURN count(s)")?,
-            changes: count(
-                "count changes",
-                "MATCH ()-[e:CHANGED_IN]->() RETURN count(e)",
-            )?,
-        })
     }
 }
 
