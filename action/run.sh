@@ -141,9 +141,11 @@ on_pull_request() {
 }
 
 run() {
-  if ! command -v git-diffidx >/dev/null 2>&1; then
+  # The binary the install step built (or the cache restored) comes first.
+  if [ -x "$home/bin/git-diffidx" ]; then
     export PATH="$home/bin:$PATH"
   fi
+  command -v git-diffidx >/dev/null 2>&1 || give_up "git-diffidx is not installed (the build step failed?)"
   case "${GITHUB_EVENT_NAME:-}" in
     pull_request | pull_request_target) on_pull_request ;;
     push | workflow_dispatch | schedule) on_push ;;

@@ -322,3 +322,21 @@ fn a_failure_is_a_warning_unless_fail_on_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("::error title=diffidx::"));
 }
+
+#[test]
+fn the_cache_key_names_the_platform_and_hashes_the_sources() {
+    let key = || {
+        let out = Command::new(project().join("action/run.sh"))
+            .arg("cache-key")
+            .env("RUNNER_OS", "Linux")
+            .env("RUNNER_ARCH", "X64")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", output_text(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = key();
+    assert!(first.starts_with("key=diffidx-Linux-X64-"), "{first}");
+    assert_eq!(first.trim().len(), "key=diffidx-Linux-X64-".len() + 16);
+    assert_eq!(key(), first, "deterministic");
+}
