@@ -515,8 +515,14 @@ impl HistoryQuery {
     }
 
     /// True when `qualname` is the name, or ends with it after a `.`/`::`
-    /// boundary, optionally followed by a twin's `#n` suffix.
+    /// boundary, optionally followed by a twin's `#n` suffix (`Foo.Bar`
+    /// matches every twin, `Foo.Bar#2` only that one).
     pub fn matches(&self, qualname: &str) -> bool {
+        let ends_with_name = |text: &str| match text.strip_suffix(self.name.as_str()) {
+            Some("") => true,
+            Some(prefix) => prefix.ends_with('.') || prefix.ends_with("::"),
+            None => false,
+        };
         let base = match qualname.rfind('#') {
             Some(i)
                 if !qualname[i + 1..].is_empty()
@@ -526,11 +532,7 @@ impl HistoryQuery {
             }
             _ => qualname,
         };
-        match base.strip_suffix(self.name.as_str()) {
-            Some("") => true,
-            Some(prefix) => prefix.ends_with('.') || prefix.ends_with("::"),
-            None => false,
-        }
+        ends_with_name(qualname) || ends_with_name(base)
     }
 }
 
@@ -624,7 +626,7 @@ impl Batch {
                         ("language", string(language)),
                     ]));
                 }
-                let symbols = &file.blob.symbols.symbols;
+                let symbols = &file.symbols.symbols;
                 let ids: Vec<String> = symbols
                     .iter()
                     .map(|s| symbol_id(&file.path, s.kind, &s.qualname, &s.sig))
@@ -859,6 +861,15 @@ fn upsert(conn: &Connection<'_>, what: &'static str, q: &str, rows: &[Value]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_twin_is_named_with_or_without_its_number() {
+        let all = HistoryQuery::parse("Lite::fmt");
+        let one = HistoryQuery::parse("Lite::fmt#2");
+        assert!(all.matches("syn::Lite::fmt#2") && all.matches("Lite::fmt"));
+        assert!(one.matches("Lite::fmt#2") && one.matches("syn::Lite::fmt#2"));
+        assert!(!one.matches("Lite::fmt#3") && !one.matches("Lite::fmt"));
+    }
 
     #[test]
     fn own_names() {

@@ -35,7 +35,7 @@ impl Default for DiffOptions {
     fn default() -> Self {
         DiffOptions {
             max_file_size: 1024 * 1024,
-            cache_bytes: 256 * 1024 * 1024,
+            cache_bytes: 64 * 1024 * 1024,
             languages: Language::ALL.to_vec(),
         }
     }
@@ -60,7 +60,8 @@ pub struct TreeDiff {
 pub struct FileSnapshot {
     pub path: String,
     pub language: Language,
-    pub blob: Arc<ParsedBlob>,
+    /// Only the symbols: a batch of records must not keep syntax trees alive.
+    pub symbols: Arc<FileSymbols>,
 }
 
 /// Everything one commit contributes: its metadata, its note, and the
@@ -76,7 +77,7 @@ pub struct CommitRecord {
 /// parse state its successor version is reparsed from.
 pub struct ParsedBlob {
     pub text: String,
-    pub symbols: FileSymbols,
+    pub symbols: Arc<FileSymbols>,
     pub lossy: bool,
     state: Option<ParseState>,
 }
@@ -185,7 +186,7 @@ impl<'r> SymbolDiffer<'r> {
                 files.push(FileSnapshot {
                     path: path.to_owned(),
                     language,
-                    blob: parsed,
+                    symbols: Arc::clone(&parsed.symbols),
                 });
             }
         }
@@ -252,7 +253,7 @@ impl<'r> SymbolDiffer<'r> {
                     path: path.to_owned(),
                     blob: Arc::new(ParsedBlob {
                         text: source.text,
-                        symbols,
+                        symbols: Arc::new(symbols),
                         lossy: source.lossy,
                         state: None,
                     }),
@@ -388,7 +389,7 @@ impl<'r> SymbolDiffer<'r> {
                             .extract_incremental(language, &source.text, base);
                     Ok(Arc::new(ParsedBlob {
                         text: source.text,
-                        symbols: extracted.symbols,
+                        symbols: Arc::new(extracted.symbols),
                         lossy: source.lossy,
                         state: extracted.state,
                     }))
@@ -504,7 +505,7 @@ fn label_all(
             Some(FileSnapshot {
                 path: side.path.clone(),
                 language: Language::from_path(&side.path)?,
-                blob: Arc::clone(&side.blob),
+                symbols: Arc::clone(&side.blob.symbols),
             })
         })
         .collect();
