@@ -24,7 +24,7 @@ use diffidx_core::git::Repo;
 use serde::{Deserialize, Serialize};
 
 use crate::index::{open_for_reading, state_dir, IndexError, WriterLock};
-use crate::store::{HistoryEntry, HistoryQuery, Reader, Store};
+use crate::store::{store_path, HistoryEntry, HistoryQuery, Reader, Store};
 
 /// The socket's file name in the store's directory.
 pub const SOCKET: &str = "query.sock";
@@ -160,7 +160,18 @@ pub fn serve(
         on_request("another server is already running");
         return Ok(());
     }
-    std::fs::create_dir_all(&dir).map_err(io_error)?;
+    // Never create anything where there is no store: the repository may be
+    // on its way out (a temp dir being deleted).
+    let store = store_path(&repo.common_dir());
+    if !store.exists() {
+        return Err(IndexError::Io {
+            path: store,
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no index here yet; run `git diffidx init` or `git diffidx index` first",
+            ),
+        });
+    }
     let _ = std::fs::remove_file(&path); // a dead server's
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -172,6 +183,7 @@ pub fn serve(
         let mut clients = Clients {
             listener,
             path: &path,
+            store: &store,
             inode,
             idle,
             last: Instant::now(),
@@ -235,6 +247,8 @@ pub fn serve(
 struct Clients<'p> {
     listener: tokio::net::UnixListener,
     path: &'p Path,
+    /// The store file: gone means the repository (or its index) is gone.
+    store: &'p Path,
     inode: u64,
     idle: Duration,
     last: Instant,
@@ -269,7 +283,7 @@ impl Clients<'_> {
                     if !ours {
                         return None;
                     }
-                    if self.last.elapsed() >= self.idle {
+                    if self.last.elapsed() >= self.idle || !self.store.exists() {
                         let _ = std::fs::remove_file(self.path);
                         return None;
                     }

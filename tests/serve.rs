@@ -153,3 +153,20 @@ fn an_idle_server_exits_and_removes_its_socket() {
     assert!(status.success());
     assert!(!repo.path().join(".git/diffidx/query.sock").exists());
 }
+
+#[test]
+fn a_server_leaves_when_the_index_does() {
+    let repo = repo_with_history();
+    let mut server = Server::start(&repo, "600");
+    std::fs::remove_file(repo.path().join(".git/diffidx/graph.kuzu")).unwrap();
+    let started = Instant::now();
+    while server.child.try_wait().unwrap().is_none() {
+        assert!(started.elapsed() < Duration::from_secs(10), "still running");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // And none starts where there is no index.
+    let out = repo.diffidx(&["serve", "--idle", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no index here yet"));
+    assert!(!repo.path().join(".git/diffidx/query.sock").exists());
+}
