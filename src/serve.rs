@@ -184,15 +184,22 @@ pub fn serve(
             listener,
             path: &path,
             store: &store,
+            state_dir: &dir,
             inode,
             idle,
             last: Instant::now(),
+            reopen_when_free: false,
         };
-        // Closed: answer what needs no store; open it for a history query.
-        while let Some((stream, request)) = clients.next().await {
-            let (query, head) = match request {
-                Ok(Request::History { query, head }) => (query, head),
-                other => {
+        // Closed: answer what needs no store; open it for a history query,
+        // or as soon as the writer that asked for it is done.
+        let mut last_query: Option<HistoryQuery> = None;
+        while let Some(event) = clients.next().await {
+            let pending = match event {
+                Event::WriterDone => None,
+                Event::Client(stream, Ok(Request::History { query, head })) => {
+                    Some((stream, query, head))
+                }
+                Event::Client(stream, other) => {
                     answer_closed(&stream, other, &mut on_request);
                     continue;
                 }
@@ -200,42 +207,63 @@ pub fn serve(
             let store = match open_unless_writing(repo) {
                 Ok(store) => store,
                 Err(response) => {
-                    answer_history(&stream, &query, response, &mut on_request);
+                    match pending {
+                        Some((stream, query, _)) => {
+                            answer_history(&stream, &query, response, &mut on_request)
+                        }
+                        None if response.busy => clients.reopen_when_free = true,
+                        None => {}
+                    }
                     continue;
                 }
             };
             let reader = match store.reader() {
                 Ok(reader) => reader,
                 Err(e) => {
-                    answer_history(&stream, &query, failure(e.to_string()), &mut on_request);
+                    if let Some((stream, query, _)) = pending {
+                        answer_history(&stream, &query, failure(e.to_string()), &mut on_request);
+                    }
                     continue;
                 }
             };
+            clients.reopen_when_free = false;
+            if pending.is_none() {
+                // Warm the statements the last query used.
+                if let Some(query) = &last_query {
+                    let _ = read_history(&reader, query, None);
+                }
+                on_request("reopened the store after a writer");
+            }
             // Open: answer from the reader until a writer asks for the store
             // (or a query fails: reopen for the next one).
-            let mut pending = Some((stream, query, head));
+            let mut pending = pending;
             loop {
                 if let Some((stream, query, head)) = pending.take() {
                     let response = read_history(&reader, &query, head.as_deref());
                     let failed = !response.ok;
                     answer_history(&stream, &query, response, &mut on_request);
+                    last_query = Some(query);
                     if failed {
                         break;
                     }
                 }
-                let Some((stream, request)) = clients.next().await else {
+                let Some(event) = clients.next().await else {
                     return Ok(());
                 };
-                match request {
-                    Ok(Request::History { query, head }) => pending = Some((stream, query, head)),
-                    Ok(Request::Release) => {
+                match event {
+                    Event::WriterDone => {}
+                    Event::Client(stream, Ok(Request::History { query, head })) => {
+                        pending = Some((stream, query, head))
+                    }
+                    Event::Client(stream, Ok(Request::Release)) => {
                         drop(reader);
                         drop(store);
                         send(&stream, &success());
                         on_request("released the store to a writer");
+                        clients.reopen_when_free = true;
                         break;
                     }
-                    other => answer_closed(&stream, other, &mut on_request),
+                    Event::Client(stream, other) => answer_closed(&stream, other, &mut on_request),
                 }
             }
         }
@@ -243,22 +271,34 @@ pub fn serve(
     })
 }
 
-/// Accepts clients and reads their request, minding idleness and the socket.
+/// What wakes the server.
+enum Event {
+    Client(UnixStream, Result<Request, String>),
+    /// The writer that had the store closed is done.
+    WriterDone,
+}
+
+/// Accepts clients and reads their request, minding idleness, the socket,
+/// and the writer the store was released to.
 struct Clients<'p> {
     listener: tokio::net::UnixListener,
     path: &'p Path,
     /// The store file: gone means the repository (or its index) is gone.
     store: &'p Path,
+    state_dir: &'p Path,
     inode: u64,
     idle: Duration,
     last: Instant,
+    /// The store was released to a writer: reopen once it is done.
+    reopen_when_free: bool,
 }
 
 impl Clients<'_> {
-    /// The next client and its request; `None` when the server should stop.
-    async fn next(&mut self) -> Option<(UnixStream, Result<Request, String>)> {
+    /// The next event; `None` when the server should stop.
+    async fn next(&mut self) -> Option<Event> {
         loop {
-            match tokio::time::timeout(Duration::from_millis(500), self.listener.accept()).await {
+            let tick = if self.reopen_when_free { 100 } else { 500 };
+            match tokio::time::timeout(Duration::from_millis(tick), self.listener.accept()).await {
                 Ok(Ok((stream, _))) => {
                     self.last = Instant::now();
                     let Ok(stream) = stream.into_std() else {
@@ -275,7 +315,7 @@ impl Clients<'_> {
                     }
                     let request =
                         serde_json::from_str(&line).map_err(|e| format!("not a request: {e}"));
-                    return Some((stream, request));
+                    return Some(Event::Client(stream, request));
                 }
                 Ok(Err(_)) => {} // a client that went away
                 Err(_elapsed) => {
@@ -286,6 +326,10 @@ impl Clients<'_> {
                     if self.last.elapsed() >= self.idle || !self.store.exists() {
                         let _ = std::fs::remove_file(self.path);
                         return None;
+                    }
+                    if self.reopen_when_free && WriterLock::acquire(self.state_dir, false).is_ok() {
+                        self.reopen_when_free = false;
+                        return Some(Event::WriterDone);
                     }
                 }
             }
