@@ -545,9 +545,17 @@ pub fn run_for_hook(repo: &Repo, options: &IndexOptions) -> Result<()> {
     })?;
     let pending = dir.join("pending");
     let _ = std::fs::write(&pending, b"");
+    let mut tries = 0;
     loop {
         let lock = match WriterLock::for_writing(&dir, false) {
             Ok(lock) => lock,
+            // A query server (`serve`) takes the lock for an instant to see
+            // whether a writer runs: try again briefly before handing over.
+            Err(IndexError::Busy) if tries < 10 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(20));
+                continue;
+            }
             Err(IndexError::Busy) => return Ok(()), // the writer will see `pending`
             Err(e) => return Err(e),
         };

@@ -337,12 +337,12 @@ impl Clients<'_> {
     }
 }
 
-/// Opens the store only while no writer runs. Holding the writer lock while
-/// opening keeps a writer from starting before the store is open; one that
-/// starts later asks for a release first.
+/// Opens the store only while no writer runs. The writer lock is held only
+/// for the instant of the check: a writer that starts during the open asks
+/// for a release, which is answered once the open is done.
 fn open_unless_writing(repo: &Repo) -> Result<Store, Response> {
-    let _lock = match WriterLock::acquire(&state_dir(repo), false) {
-        Ok(lock) => lock,
+    match WriterLock::acquire(&state_dir(repo), false) {
+        Ok(lock) => drop(lock),
         Err(IndexError::Busy) => {
             return Err(Response {
                 busy: true,
@@ -350,7 +350,7 @@ fn open_unless_writing(repo: &Repo) -> Result<Store, Response> {
             })
         }
         Err(e) => return Err(failure(e.to_string())),
-    };
+    }
     open_for_reading(repo, Duration::ZERO).map_err(|e| failure(e.to_string()))
 }
 

@@ -127,7 +127,10 @@ fn the_server_answers_like_the_store_and_yields_to_writers() {
     // ...and reopens it once the writer is done, with the new commit in it.
     assert_eq!(server.next_line(), "reopened the store after a writer");
     let after = log_json(&repo, true);
-    assert_eq!(server.next_request_line(), "history of Cart.Total: 3 entries");
+    assert_eq!(
+        server.next_request_line(),
+        "history of Cart.Total: 3 entries"
+    );
     assert!(after.contains("\"subject\":\"three\""), "{after}");
     assert_eq!(after, log_json(&repo, false));
     // `rebuild` (which deletes the store files) gets it too.
@@ -181,4 +184,55 @@ fn a_server_leaves_when_the_index_does() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no index here yet"));
     assert!(!repo.path().join(".git/diffidx/query.sock").exists());
+}
+
+#[test]
+fn hook_runs_beside_a_busy_server_index_every_commit() {
+    let mut repo = repo_with_history();
+    let _server = Server::start(&repo, "60");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let queries = {
+        let (stop, dir) = (stop.clone(), repo.path().to_owned());
+        std::thread::spawn(move || {
+            let mut answered = 0;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let out = std::process::Command::new(common::bin())
+                    .args(["log", "--symbol", "Cart.Total", "--json"])
+                    .current_dir(&dir)
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                answered += 1;
+            }
+            answered
+        })
+    };
+    for i in 0..12 {
+        repo.write(
+            "src/Cart.cs",
+            format!("namespace Shop {{ class Cart {{ int Total() => {i}; }} }}\n"),
+        );
+        repo.commit(&format!("edit {i}"));
+        let runs: Vec<_> = (0..2)
+            .map(|_| {
+                repo.command(common::bin())
+                    .args(["hook-run", "post-commit"])
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for mut run in runs {
+            assert!(run.wait().unwrap().success());
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert!(queries.join().unwrap() > 0);
+    let status: serde_json::Value = serde_json::from_str(&repo.ok(&["status", "--json"])).unwrap();
+    assert_eq!(status["indexed_commits"], 14, "{status}");
+    assert_eq!(status["unindexed_commits"], 0, "{status}");
+    assert_eq!(status["last_error"], serde_json::Value::Null, "{status}");
 }
