@@ -8,9 +8,10 @@
 //! percent-encoded. A symbol or file name therefore cannot break the layout,
 //! ping anyone or inject markup.
 //!
-//! The body stays under GitHub's size limit: groups are filled in their order
-//! of importance (modified, deleted, added, moved) and what does not fit is
-//! counted in an honest "and N more" line per group.
+//! The body stays under GitHub's size limit: the groups take turns, modified
+//! and deleted with a larger share, so a huge group cannot crowd out the
+//! others, and what does not fit is counted in an honest "and N more" line
+//! per group, with the command that lists everything.
 
 use diffidx_core::note::Diagnostic;
 use diffidx_core::{Language, Status, SymbolDelta};
@@ -102,53 +103,97 @@ pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
             .filter(|(_, members)| !members.is_empty())
             .map(|(title, members)| format!("{} {}", members.len(), title.to_lowercase()))
             .collect();
+        // The languages the changed symbols are in, in the configured order.
+        let present: Vec<Language> = change
+            .languages
+            .iter()
+            .copied()
+            .filter(|l| {
+                change
+                    .deltas
+                    .iter()
+                    .any(|d| Language::from_path(&d.path) == Some(*l))
+            })
+            .collect();
         out.push_str(&format!(
-            "**{}** {} in {languages} code. Comment- and whitespace-only edits are not counted.\n",
+            "**{}** {} in {} code. Comment- and whitespace-only edits are not counted.\n",
             counts.join(" · "),
             plural(change.deltas.len(), "symbol", "symbols"),
+            language_list(&present),
         ));
     }
 
     let footer = footer(change, &range);
-    // Room every later group needs at least (heading, "and N more", closing).
-    let minimum: Vec<usize> = groups
+    let entries: Vec<Vec<String>> = groups
         .iter()
+        .map(|(_, members)| members.iter().map(|d| entry(d, change)).collect())
+        .collect();
+    let full_list = format!(
+        "\nThe full list: `git diffidx show {}...{}`\n",
+        short(change.base_sha),
+        short(change.head_sha)
+    );
+    let room = budget.saturating_sub(out.len() + footer.len() + full_list.len());
+    let shown = fit(&groups, &entries, room);
+    for (i, (title, members)) in groups.iter().enumerate() {
+        if members.is_empty() {
+            continue;
+        }
+        out.push_str(&group_open(title, members.len()));
+        for line in &entries[i][..shown[i]] {
+            out.push_str(line);
+        }
+        if shown[i] < members.len() {
+            out.push_str(&more_line(members.len() - shown[i]));
+        }
+        out.push_str(GROUP_CLOSE);
+    }
+    if shown
+        .iter()
+        .zip(&groups)
+        .any(|(n, (_, members))| *n < members.len())
+    {
+        out.push_str(&full_list);
+    }
+    out.push_str(&footer);
+    out
+}
+
+/// How many entries of each group fit in `room` bytes. Groups take turns,
+/// modified and deleted two entries a turn, added and moved one, so that a
+/// huge group cannot crowd the others out.
+fn fit(groups: &[(&str, Vec<&SymbolDelta>)], entries: &[Vec<String>], room: usize) -> Vec<usize> {
+    const SHARE: [usize; 4] = [2, 2, 1, 1];
+    // Every non-empty group's frame, with room for its "and N more".
+    let mut used: usize = groups
+        .iter()
+        .filter(|(_, members)| !members.is_empty())
         .map(|(title, members)| {
             group_open(title, members.len()).len()
                 + more_line(members.len()).len()
                 + GROUP_CLOSE.len()
         })
-        .collect();
-    let mut reserved: usize = minimum.iter().sum::<usize>() + footer.len();
-
-    for (i, (title, members)) in groups.iter().enumerate() {
-        reserved -= minimum[i];
-        if members.is_empty() {
-            continue;
-        }
-        out.push_str(&group_open(title, members.len()));
-        let mut shown = 0;
-        for delta in members {
-            let line = entry(delta, change);
-            let after = out.len() + line.len() + reserved;
-            let tail = if shown + 1 < members.len() {
-                more_line(members.len() - shown - 1).len()
-            } else {
-                0
-            };
-            if after + tail + GROUP_CLOSE.len() > budget {
-                break;
+        .sum();
+    let mut shown = vec![0; groups.len()];
+    loop {
+        let mut progressed = false;
+        for (i, lines) in entries.iter().enumerate() {
+            for _ in 0..SHARE[i.min(SHARE.len() - 1)] {
+                let Some(line) = lines.get(shown[i]) else {
+                    break;
+                };
+                if used + line.len() > room {
+                    return shown;
+                }
+                used += line.len();
+                shown[i] += 1;
+                progressed = true;
             }
-            out.push_str(&line);
-            shown += 1;
         }
-        if shown < members.len() {
-            out.push_str(&more_line(members.len() - shown));
+        if !progressed {
+            return shown;
         }
-        out.push_str(GROUP_CLOSE);
     }
-    out.push_str(&footer);
-    out
 }
 
 const GROUP_CLOSE: &str = "\n</details>\n";
@@ -438,7 +483,18 @@ mod tests {
             .sum();
         assert!(shown > 50);
         assert_eq!(shown + hidden, 3000);
+        // Both groups get room, not just the first.
+        let modified = body.split("Deleted (1500)").next().unwrap();
+        let shown_modified = modified
+            .lines()
+            .filter(|l| l.starts_with("- method"))
+            .count();
+        assert!(
+            shown_modified > 20 && shown - shown_modified > 20,
+            "{shown_modified} of {shown}"
+        );
         assert!(body.contains("**1500 modified · 1500 deleted** symbols"));
         assert!(body.trim_end().ends_with("</sub>"));
+        assert!(body.contains("The full list: `git diffidx show 1111111...2222222`"));
     }
 }
