@@ -79,14 +79,6 @@ impl WriterLock {
         }
         Ok(WriterLock { _file: file })
     }
-
-    /// Takes the lock to write the store: also asks a running query server
-    /// (`serve`) to close the store, which Kuzu needs before a write open.
-    pub fn for_writing(dir: &Path, wait: bool) -> Result<WriterLock> {
-        let lock = WriterLock::acquire(dir, wait)?;
-        crate::serve::release(dir);
-        Ok(lock)
-    }
 }
 
 /// What to index.
@@ -131,7 +123,7 @@ pub fn index(
     options: &IndexOptions,
     progress: &mut dyn Progress,
 ) -> Result<IndexReport> {
-    let _lock = WriterLock::for_writing(&state_dir(repo), true)?;
+    let _lock = WriterLock::acquire(&state_dir(repo), true)?;
     index_locked_with(repo, options, progress)
 }
 
@@ -287,7 +279,7 @@ fn flush(
 /// another schema) is moved aside and recreated, to be refilled from the notes.
 fn open_store_for_writing(repo: &Repo) -> Result<Store> {
     let path = store_path(&repo.common_dir());
-    match Store::open(&path, Access::ReadWrite, Duration::from_secs(30)) {
+    match open_read_write(repo, &path, Duration::from_secs(30)) {
         Ok(store) => Ok(store),
         Err(StoreError::Unusable { .. }) => {
             let aside = path.with_extension(format!(
@@ -298,13 +290,32 @@ fn open_store_for_writing(repo: &Repo) -> Result<Store> {
                     .unwrap_or(0)
             ));
             remove_store_files(&path, Some(&aside));
-            Ok(Store::open(
-                &path,
-                Access::ReadWrite,
-                Duration::from_secs(30),
-            )?)
+            Ok(open_read_write(repo, &path, Duration::from_secs(30))?)
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+/// Opens the store read-write, retrying for up to `wait` while it is in use.
+/// Kuzu refuses a writer while anyone reads, so before every attempt a query
+/// server (`serve`) holding the store open is asked to close it.
+fn open_read_write(repo: &Repo, path: &Path, wait: Duration) -> Result<Store, StoreError> {
+    let dir = state_dir(repo);
+    let started = std::time::Instant::now();
+    loop {
+        crate::serve::release(&dir);
+        match Store::open(path, Access::ReadWrite, Duration::ZERO) {
+            Err(StoreError::Locked { .. }) if started.elapsed() < wait => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(StoreError::Locked { path, .. }) => {
+                return Err(StoreError::Locked {
+                    path,
+                    waited: started.elapsed(),
+                })
+            }
+            other => return other,
+        }
     }
 }
 
@@ -488,7 +499,8 @@ fn topological(mut commits: HashMap<ObjectId, CommitInfo>, tips: &[ObjectId]) ->
 /// its note fails validation).
 pub fn rebuild(repo: &Repo, diff: &DiffOptions) -> Result<IndexReport> {
     let dir = state_dir(repo);
-    let _lock = WriterLock::for_writing(&dir, true)?;
+    let _lock = WriterLock::acquire(&dir, true)?;
+    crate::serve::release(&dir); // a query server must not hold the files we delete
     remove_store_files(&store_path(&repo.common_dir()), None);
     let mut report = IndexReport::default();
     let mut notes = repo.notes()?;
@@ -545,17 +557,9 @@ pub fn run_for_hook(repo: &Repo, options: &IndexOptions) -> Result<()> {
     })?;
     let pending = dir.join("pending");
     let _ = std::fs::write(&pending, b"");
-    let mut tries = 0;
     loop {
-        let lock = match WriterLock::for_writing(&dir, false) {
+        let lock = match WriterLock::acquire(&dir, false) {
             Ok(lock) => lock,
-            // A query server (`serve`) takes the lock for an instant to see
-            // whether a writer runs: try again briefly before handing over.
-            Err(IndexError::Busy) if tries < 10 => {
-                tries += 1;
-                std::thread::sleep(Duration::from_millis(20));
-                continue;
-            }
             Err(IndexError::Busy) => return Ok(()), // the writer will see `pending`
             Err(e) => return Err(e),
         };

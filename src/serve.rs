@@ -3,9 +3,11 @@
 //! Opening the Kuzu store costs about 30 ms and the first query about 10 ms
 //! more: most of a `log --symbol` run. A process that keeps the store open
 //! answers in a few milliseconds. Kuzu lets one process write or several
-//! read, never both, so the reader yields to writers: every writer, right
-//! after taking the writer lock, asks it to close the store ([`release`]),
-//! and it reopens on the next query only while no writer holds that lock.
+//! read, never both, so the reader yields to writers: every read-write open
+//! first asks it to close the store ([`release`]); it tries to reopen on the
+//! next query and every 100 ms after a release, which fails (harmlessly)
+//! while a writer has the store. It never takes the writer lock, so the
+//! hooks' hand-over between writers is not disturbed.
 //! Whatever goes wrong (no server, a dead one, a busy one, a protocol
 //! mismatch) makes the client answer the query itself, as it would without
 //! a server, so the server only ever makes answers faster, never different.
@@ -23,8 +25,8 @@ use std::time::{Duration, Instant};
 use diffidx_core::git::Repo;
 use serde::{Deserialize, Serialize};
 
-use crate::index::{open_for_reading, state_dir, IndexError, WriterLock};
-use crate::store::{store_path, HistoryEntry, HistoryQuery, Reader, Store};
+use crate::index::{state_dir, IndexError};
+use crate::store::{store_path, Access, HistoryEntry, HistoryQuery, Reader, Store, StoreError};
 
 /// The socket's file name in the store's directory.
 pub const SOCKET: &str = "query.sock";
@@ -84,7 +86,7 @@ fn call(state_dir: &Path, request: &Request, timeout: Duration) -> std::io::Resu
 }
 
 /// Asks a running server to close the store, and waits until it has (or
-/// there is none). Writers call this right after taking the writer lock.
+/// there is none). Called before every read-write open of the store.
 pub fn release(state_dir: &Path) {
     if socket_path(state_dir).exists() {
         let _ = call(state_dir, &Request::Release, Duration::from_secs(10));
@@ -184,18 +186,17 @@ pub fn serve(
             listener,
             path: &path,
             store: &store,
-            state_dir: &dir,
             inode,
             idle,
             last: Instant::now(),
             reopen_when_free: false,
         };
         // Closed: answer what needs no store; open it for a history query,
-        // or as soon as the writer that asked for it is done.
+        // or (tried on ticks) once the writer that asked for it is done.
         let mut last_query: Option<HistoryQuery> = None;
         while let Some(event) = clients.next().await {
             let pending = match event {
-                Event::WriterDone => None,
+                Event::Reopen => None,
                 Event::Client(stream, Ok(Request::History { query, head })) => {
                     Some((stream, query, head))
                 }
@@ -204,7 +205,7 @@ pub fn serve(
                     continue;
                 }
             };
-            let store = match open_unless_writing(repo) {
+            let store = match open_read_only(repo) {
                 Ok(store) => store,
                 Err(response) => {
                     match pending {
@@ -251,7 +252,7 @@ pub fn serve(
                     return Ok(());
                 };
                 match event {
-                    Event::WriterDone => {}
+                    Event::Reopen => {}
                     Event::Client(stream, Ok(Request::History { query, head })) => {
                         pending = Some((stream, query, head))
                     }
@@ -274,8 +275,8 @@ pub fn serve(
 /// What wakes the server.
 enum Event {
     Client(UnixStream, Result<Request, String>),
-    /// The writer that had the store closed is done.
-    WriterDone,
+    /// Time to try reopening the store a writer had closed.
+    Reopen,
 }
 
 /// Accepts clients and reads their request, minding idleness, the socket,
@@ -285,11 +286,11 @@ struct Clients<'p> {
     path: &'p Path,
     /// The store file: gone means the repository (or its index) is gone.
     store: &'p Path,
-    state_dir: &'p Path,
     inode: u64,
     idle: Duration,
     last: Instant,
-    /// The store was released to a writer: reopen once it is done.
+    /// The store was released to a writer: try to reopen it on every tick
+    /// (the open fails while the writer has it).
     reopen_when_free: bool,
 }
 
@@ -327,9 +328,9 @@ impl Clients<'_> {
                         let _ = std::fs::remove_file(self.path);
                         return None;
                     }
-                    if self.reopen_when_free && WriterLock::acquire(self.state_dir, false).is_ok() {
+                    if self.reopen_when_free {
                         self.reopen_when_free = false;
-                        return Some(Event::WriterDone);
+                        return Some(Event::Reopen);
                     }
                 }
             }
@@ -337,21 +338,19 @@ impl Clients<'_> {
     }
 }
 
-/// Opens the store only while no writer runs. The writer lock is held only
-/// for the instant of the check: a writer that starts during the open asks
-/// for a release, which is answered once the open is done.
-fn open_unless_writing(repo: &Repo) -> Result<Store, Response> {
-    match WriterLock::acquire(&state_dir(repo), false) {
-        Ok(lock) => drop(lock),
-        Err(IndexError::Busy) => {
-            return Err(Response {
-                busy: true,
-                ..Response::default()
-            })
-        }
-        Err(e) => return Err(failure(e.to_string())),
+/// Opens the store for reading, unless a writer has it (Kuzu refuses then):
+/// that is "busy". Changes a killed writer left to replay are not replayed
+/// here (that takes the writer lock); the client's direct path does it.
+fn open_read_only(repo: &Repo) -> Result<Store, Response> {
+    let path = store_path(&repo.common_dir());
+    match Store::open(&path, Access::ReadOnly, Duration::ZERO) {
+        Ok(store) => Ok(store),
+        Err(StoreError::Locked { .. }) => Err(Response {
+            busy: true,
+            ..Response::default()
+        }),
+        Err(e) => Err(failure(e.to_string())),
     }
-    open_for_reading(repo, Duration::ZERO).map_err(|e| failure(e.to_string()))
 }
 
 fn read_history(reader: &Reader<'_>, query: &HistoryQuery, head: Option<&str>) -> Response {
