@@ -18,10 +18,16 @@ fn bin() -> &'static str {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Duration {
+    run_with(dir, args, &[])
+}
+
+/// Runs `git-diffidx ARGS` with `env` set; returns how long the process took.
+fn run_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Duration {
     let start = Instant::now();
     let out = Command::new(bin())
         .args(args)
         .current_dir(dir)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     assert!(
@@ -89,22 +95,15 @@ fn main() {
     // store itself, then answered by the `serve` process the first run
     // starts in the background.
     let log_runs = |server: bool| {
+        let env: &[(&str, &str)] = if server {
+            &[]
+        } else {
+            &[("DIFFIDX_SERVER", "off")]
+        };
         let mut latencies: Vec<Duration> = (0..60)
             .map(|i| {
-                let start = Instant::now();
-                let mut cmd = Command::new(bin());
-                cmd.args(["log", "--symbol", names[i % names.len()], "--json"])
-                    .current_dir(dir.path());
-                if !server {
-                    cmd.env("DIFFIDX_SERVER", "off");
-                }
-                let out = cmd.output().unwrap();
-                assert!(
-                    out.status.success(),
-                    "{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                start.elapsed()
+                let name = names[i % names.len()];
+                run_with(dir.path(), &["log", "--symbol", name, "--json"], env)
             })
             .collect();
         latencies.sort();
