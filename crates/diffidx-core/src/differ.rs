@@ -36,7 +36,7 @@ impl Default for DiffOptions {
         DiffOptions {
             max_file_size: 1024 * 1024,
             cache_bytes: 64 * 1024 * 1024,
-            languages: Language::ALL.to_vec(),
+            languages: Language::all().collect(),
         }
     }
 }

@@ -46,6 +46,8 @@ pub enum Error {
     NotesMoved { reason: String },
     #[error("the note of {commit} is invalid: {reason}")]
     InvalidNote { commit: String, reason: String },
+    #[error("cannot update the git config {path}: {reason}")]
+    Config { path: String, reason: String },
     #[error(transparent)]
     Grammar(#[from] crate::lang::GrammarError),
 }

@@ -11,6 +11,7 @@ pub mod error;
 pub mod git;
 pub mod lang;
 pub mod note;
+pub mod qualname;
 pub mod source;
 pub mod symbol;
 
@@ -20,4 +21,5 @@ pub use error::{Error, Result};
 pub use gix::ObjectId;
 pub use lang::{Extractor, Language};
 pub use note::NoteDocument;
+pub use qualname::SymbolQuery;
 pub use symbol::{symbol_id, ContentHash, FileSymbols, Symbol, SymbolKind};

@@ -170,6 +170,18 @@ pub fn symbol_id(path: &str, kind: SymbolKind, qualname: &str, sig: &str) -> Str
     hasher.finalize().to_hex().to_string()
 }
 
+/// What marks a twin: a key repeated in one file gets `#2`, `#3`, ...
+pub const TWIN_MARK: char = '#';
+
+/// The qualname of the `n`th occurrence (1-based) of a key in one file.
+pub fn twin(qualname: &str, n: u32) -> String {
+    if n > 1 {
+        format!("{qualname}{TWIN_MARK}{n}")
+    } else {
+        qualname.to_owned()
+    }
+}
+
 /// Everything extracted from one blob, independent of its path.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileSymbols {

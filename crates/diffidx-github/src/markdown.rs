@@ -384,7 +384,7 @@ mod tests {
             deltas,
             diagnostics: &[],
             source_files: 1,
-            languages: &Language::ALL,
+            languages: Vec::leak(Language::all().collect()),
             base_sha: BASE,
             head_sha: HEAD,
             links: Some(LinkBase {

@@ -4,9 +4,12 @@
 //! Only this module knows gix; the rest of the core sees plain ids, paths and
 //! bytes.
 
+mod config;
 pub mod hunks;
 pub mod notes;
 pub mod patch;
+
+pub use config::ConfigKey;
 
 use gix::bstr::ByteSlice;
 use gix::object::tree::EntryKind;
@@ -360,36 +363,11 @@ impl Repo {
     }
 }
 
-/// Formats seconds and an offset (seconds east of UTC) as RFC 3339.
+/// Formats seconds and an offset (seconds east of UTC) as RFC 3339, with
+/// gix's date formatting (its strict ISO 8601 is RFC 3339). A time no
+/// calendar can show falls back to the Unix epoch seconds.
 pub fn rfc3339(seconds: i64, offset: i32) -> String {
-    let local = seconds + offset as i64;
-    let days = local.div_euclid(86_400);
-    let secs = local.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    let sign = if offset < 0 { '-' } else { '+' };
-    let off = offset.unsigned_abs();
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60,
-        off / 3600,
-        off % 3600 / 60
-    )
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    gix::date::Time::new(seconds, offset).format_or_unix(gix::date::time::format::ISO8601_STRICT)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use gix::ObjectId;
 
 use super::Repo;
 use crate::error::{Error, GitContext, Result};
+use crate::note::{NoteDocument, MAX_NOTE_BYTES};
 
 /// The notes reference diffidx writes.
 pub const NOTES_REF: &str = "refs/notes/diffidx";
@@ -115,6 +116,28 @@ impl Notes<'_> {
             blob,
             bytes: self.repo.blob(blob)?,
         }))
+    }
+
+    /// The validated note of `commit`: `None` without a note,
+    /// `Some(Err(reason))` when it is malformed, of another commit, or over
+    /// [`MAX_NOTE_BYTES`]. Notes may come from a remote: this is the one
+    /// place they are read and checked.
+    pub fn read_validated(
+        &mut self,
+        commit: &super::CommitInfo,
+    ) -> Result<Option<std::result::Result<NoteDocument, String>>> {
+        let parent = commit.parents.first().map(|p| p.to_string());
+        Ok(match self.get(commit.id, MAX_NOTE_BYTES)? {
+            None => None,
+            Some(NoteBytes::TooLarge { size, .. }) => Some(Err(format!(
+                "the note is {size} bytes, over the {MAX_NOTE_BYTES}-byte limit"
+            ))),
+            Some(NoteBytes::Read { bytes, .. }) => Some(NoteDocument::from_untrusted(
+                &bytes,
+                &commit.id.to_string(),
+                parent.as_deref(),
+            )),
+        })
     }
 
     /// Stages `note` for `commit` (written by [`Notes::commit`]).

@@ -28,6 +28,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     extensions: &["cs"],
     grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
     separator: ".",
+    own_name_starts: &["implicit operator ", "explicit operator ", "operator "],
     comment_kinds: &["comment"],
     leading_kinds: &[],
     roles: &[

@@ -22,29 +22,40 @@ use tree_sitter::{Node, Parser, Tree};
 
 use crate::symbol::{ContentHash, FileSymbols, Symbol, SymbolKind};
 
-/// A supported language.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Language {
-    CSharp,
-    Rust,
+/// Every supported language, in one list: adding a language is a line here,
+/// its table (a [`LanguageSpec`]) and fixtures. A [`Language`] is a position
+/// in this list.
+static LANGUAGES: &[&LanguageSpec] = &[&csharp::SPEC, &rust::SPEC];
+
+/// A supported language: a handle on its entry in the language list.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Language(u8);
+
+impl std::fmt::Debug for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.spec().display_name)
+    }
 }
 
 impl Language {
-    pub const ALL: [Language; 2] = [Language::CSharp, Language::Rust];
+    /// Every supported language, in list order.
+    pub fn all() -> impl Iterator<Item = Language> {
+        (0..LANGUAGES.len()).map(|i| Language(i as u8))
+    }
 
     /// The language of a path, by extension.
     pub fn from_path(path: &str) -> Option<Language> {
         let ext = path.rsplit_once('.')?.1;
-        Language::ALL
-            .into_iter()
-            .find(|l| l.spec().extensions.contains(&ext))
+        Language::all().find(|l| l.spec().extensions.contains(&ext))
     }
 
     pub fn spec(self) -> &'static LanguageSpec {
-        match self {
-            Language::CSharp => &csharp::SPEC,
-            Language::Rust => &rust::SPEC,
-        }
+        LANGUAGES[self.0 as usize]
+    }
+
+    /// The position in the language list (for per-language tables).
+    fn index(self) -> usize {
+        self.0 as usize
     }
 
     pub fn name(self) -> &'static str {
@@ -59,8 +70,7 @@ impl Language {
     /// (`cs`, `rs`), case-insensitively.
     pub fn from_name(name: &str) -> Option<Language> {
         let name = name.trim().to_ascii_lowercase();
-        Language::ALL
-            .into_iter()
+        Language::all()
             .find(|l| l.spec().name == name || l.spec().extensions.contains(&name.as_str()))
     }
 }
@@ -74,6 +84,9 @@ pub struct LanguageSpec {
     pub grammar: fn() -> tree_sitter::Language,
     /// Joins qualname parts (`.` for C#, `::` for Rust).
     pub separator: &'static str,
+    /// Where an own name starts that may contain the separator itself (C#'s
+    /// `implicit operator System.Int32`); see `qualname::own_name`.
+    pub own_name_starts: &'static [&'static str],
     /// Node kinds whose text never counts (comments, doc comments too).
     pub comment_kinds: &'static [&'static str],
     /// Sibling kinds directly above an item that belong to it (Rust attributes).
@@ -167,8 +180,9 @@ pub enum Sig {
 
 /// Parses blobs and extracts their symbols; holds one parser per language.
 pub struct Extractor {
-    parsers: HashMap<Language, Parser>,
-    tables: HashMap<Language, KindTable>,
+    /// One parser and one kind table per language, by list position.
+    parsers: Vec<Parser>,
+    tables: Vec<KindTable>,
 }
 
 /// A spec resolved against its grammar: kind id → role.
@@ -227,9 +241,9 @@ pub struct GrammarError {
 
 impl Extractor {
     pub fn new() -> Result<Extractor, GrammarError> {
-        let mut parsers = HashMap::new();
-        let mut tables = HashMap::new();
-        for language in Language::ALL {
+        let mut parsers = Vec::new();
+        let mut tables = Vec::new();
+        for language in Language::all() {
             let spec = language.spec();
             let grammar = (spec.grammar)();
             let mut parser = Parser::new();
@@ -239,8 +253,8 @@ impl Extractor {
                     language: spec.name,
                     source,
                 })?;
-            tables.insert(language, KindTable::new(spec, &grammar));
-            parsers.insert(language, parser);
+            tables.push(KindTable::new(spec, &grammar));
+            parsers.push(parser);
         }
         Ok(Extractor { parsers, tables })
     }
@@ -288,10 +302,7 @@ impl Extractor {
                 hidden_tokens: Vec::new(),
             },
         };
-        let parser = self
-            .parsers
-            .get_mut(&language)
-            .expect("parser per language");
+        let parser = &mut self.parsers[language.index()];
         let parse_text = pre.parse_text.as_ref();
         let edited = base.map(|(state, old_source)| {
             let mut tree = state.tree.clone();
@@ -309,7 +320,7 @@ impl Extractor {
                 state: None,
             };
         };
-        let table = &self.tables[&language];
+        let table = &self.tables[language.index()];
         let (symbols, texts) = extract_from_tree(spec, table, &tree, source, &pre, with_text);
         let state = ParseState {
             tree,
@@ -803,11 +814,7 @@ fn finish(raw: Vec<RawSymbol>, tokens: &[Range<usize>], source: &str) -> Vec<Sym
             .entry((r.qualname.clone(), r.kind, r.sig.clone()))
             .or_insert(0);
         *n += 1;
-        let qualname = if *n > 1 {
-            format!("{}#{}", r.qualname, n)
-        } else {
-            r.qualname.clone()
-        };
+        let qualname = crate::symbol::twin(&r.qualname, *n);
         if is_type_like(r.kind) {
             first_of_qualname.entry(r.qualname.clone()).or_insert(index);
         }

@@ -21,6 +21,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     extensions: &["rs"],
     grammar: || tree_sitter_rust::LANGUAGE.into(),
     separator: "::",
+    own_name_starts: &[],
     comment_kinds: &["line_comment", "block_comment"],
     leading_kinds: &["attribute_item"],
     roles: &[

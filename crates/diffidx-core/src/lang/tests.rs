@@ -1,6 +1,14 @@
 //! Extraction against DESIGN.md §2, one rule per test.
 
 use super::{Extractor, Language};
+
+fn cs() -> Language {
+    Language::from_name("csharp").unwrap()
+}
+
+fn rs() -> Language {
+    Language::from_name("rust").unwrap()
+}
 use crate::symbol::FileSymbols;
 
 fn extract(language: Language, source: &str) -> FileSymbols {
@@ -71,7 +79,7 @@ namespace Acme.Billing {
 #[test]
 fn csharp_kinds_qualnames_and_signatures() {
     assert_eq!(
-        names(Language::CSharp, CS_SAMPLE),
+        names(cs(), CS_SAMPLE),
         [
             "namespace Acme.Billing",
             "class Acme.Billing.Invoice",
@@ -105,7 +113,7 @@ fn csharp_kinds_qualnames_and_signatures() {
 
 #[test]
 fn csharp_hierarchy_and_lines() {
-    let file = extract(Language::CSharp, CS_SAMPLE);
+    let file = extract(cs(), CS_SAMPLE);
     let by_name = |q: &str| file.symbols.iter().find(|s| s.qualname == q).unwrap();
     let color = by_name("Acme.Billing.Invoice.Nested.Color");
     let nested = &file.symbols[color.parent.unwrap()];
@@ -119,31 +127,25 @@ fn csharp_hierarchy_and_lines() {
 #[test]
 fn csharp_each_declarator_is_a_symbol_with_its_own_text() {
     assert_eq!(
-        text_of(Language::CSharp, CS_SAMPLE, "Acme.Billing.Invoice.a"),
+        text_of(cs(), CS_SAMPLE, "Acme.Billing.Invoice.a"),
         "private int a = 1 ;"
     );
     assert_eq!(
-        text_of(Language::CSharp, CS_SAMPLE, "Acme.Billing.Invoice.b"),
+        text_of(cs(), CS_SAMPLE, "Acme.Billing.Invoice.b"),
         "private int b ;"
     );
     // Adding a declarator leaves the others' text alone.
     let before = "class C { int a = 1, b; }";
     let after = "class C { int a = 1, b, c; }";
-    assert_eq!(
-        hash_of(Language::CSharp, before, "C.a"),
-        hash_of(Language::CSharp, after, "C.a")
-    );
-    assert_ne!(
-        hash_of(Language::CSharp, before, "C"),
-        hash_of(Language::CSharp, after, "C")
-    );
+    assert_eq!(hash_of(cs(), before, "C.a"), hash_of(cs(), after, "C.a"));
+    assert_ne!(hash_of(cs(), before, "C"), hash_of(cs(), after, "C"));
 }
 
 #[test]
 fn csharp_file_scoped_namespace_owns_the_rest_of_the_file() {
     let src = "using X;\nnamespace A.B;\n\nclass C { void M() {} }\nenum E { One }\n// trailing\n";
     assert_eq!(
-        names(Language::CSharp, src),
+        names(cs(), src),
         [
             "namespace A.B",
             "class A.B.C",
@@ -151,7 +153,7 @@ fn csharp_file_scoped_namespace_owns_the_rest_of_the_file() {
             "enum A.B.E"
         ]
     );
-    let file = extract(Language::CSharp, src);
+    let file = extract(cs(), src);
     assert_eq!(
         (file.symbols[0].start_line, file.symbols[0].end_line),
         (2, 5)
@@ -164,79 +166,51 @@ fn comments_and_whitespace_do_not_change_the_hash() {
     let a = "class C {\n  // one\n  void M(int x) { return; }\n}\n";
     let b = "class C {\n  /* two */ void M(int x)\n  {\n      return; // three\n  }\n}\n";
     for q in ["C", "C.M"] {
-        assert_eq!(
-            hash_of(Language::CSharp, a, q),
-            hash_of(Language::CSharp, b, q),
-            "{q}"
-        );
+        assert_eq!(hash_of(cs(), a, q), hash_of(cs(), b, q), "{q}");
     }
     let c = "class C {\n  void M(int x) { return 1; }\n}\n";
-    assert_ne!(
-        hash_of(Language::CSharp, a, "C.M"),
-        hash_of(Language::CSharp, c, "C.M")
-    );
+    assert_ne!(hash_of(cs(), a, "C.M"), hash_of(cs(), c, "C.M"));
 
     let r1 = "/// doc one\nfn f(x: u8) -> u8 { x + 1 }\n";
     let r2 = "/// doc two\n// note\nfn f(x: u8)\n    -> u8 {\n    x + /* inline */ 1\n}\n";
-    assert_eq!(
-        hash_of(Language::Rust, r1, "f"),
-        hash_of(Language::Rust, r2, "f")
-    );
+    assert_eq!(hash_of(rs(), r1, "f"), hash_of(rs(), r2, "f"));
     let r3 = "fn f(x: u8) -> u8 { x + 2 }\n";
-    assert_ne!(
-        hash_of(Language::Rust, r1, "f"),
-        hash_of(Language::Rust, r3, "f")
-    );
+    assert_ne!(hash_of(rs(), r1, "f"), hash_of(rs(), r3, "f"));
 }
 
 #[test]
 fn string_literal_whitespace_is_text() {
     let a = "fn f() -> &'static str { \"a b\" }";
     let b = "fn f() -> &'static str { \"a  b\" }";
-    assert_ne!(
-        hash_of(Language::Rust, a, "f"),
-        hash_of(Language::Rust, b, "f")
-    );
+    assert_ne!(hash_of(rs(), a, "f"), hash_of(rs(), b, "f"));
     let a = "class C { string s = \"a b\"; }";
     let b = "class C { string s = \"a  b\"; }";
-    assert_ne!(
-        hash_of(Language::CSharp, a, "C.s"),
-        hash_of(Language::CSharp, b, "C.s")
-    );
+    assert_ne!(hash_of(cs(), a, "C.s"), hash_of(cs(), b, "C.s"));
 }
 
 #[test]
 fn csharp_preprocessor_branches() {
     let src = "class C {\n#if DEBUG\n  [Conditional(\"DEBUG\")]\n#endif\n  void M() {\n#if NET6\n    A();\n#else\n    B();\n#endif\n  }\n  void N() {}\n}\n";
     assert_eq!(
-        names(Language::CSharp, src),
+        names(cs(), src),
         ["class C", "method C.M()", "method C.N()"]
     );
     // An edit in the #else branch modifies M (and C), not N.
     let edited = src.replace("B();", "B(1);");
-    assert_ne!(
-        hash_of(Language::CSharp, src, "C.M"),
-        hash_of(Language::CSharp, &edited, "C.M")
-    );
-    assert_eq!(
-        hash_of(Language::CSharp, src, "C.N"),
-        hash_of(Language::CSharp, &edited, "C.N")
-    );
+    assert_ne!(hash_of(cs(), src, "C.M"), hash_of(cs(), &edited, "C.M"));
+    assert_eq!(hash_of(cs(), src, "C.N"), hash_of(cs(), &edited, "C.N"));
     // So does an edit to a directive.
     let edited = src.replace("#if NET6", "#if NET8");
-    assert_ne!(
-        hash_of(Language::CSharp, src, "C.M"),
-        hash_of(Language::CSharp, &edited, "C.M")
-    );
-    assert!(!extract(Language::CSharp, src).has_parse_errors);
+    assert_ne!(hash_of(cs(), src, "C.M"), hash_of(cs(), &edited, "C.M"));
+    assert!(!extract(cs(), src).has_parse_errors);
 }
 
 #[test]
 fn csharp_split_declaration_under_if_else_invents_nothing() {
     let src = "class C {\n#if NET\n  public void M(int a) {\n#else\n  public void M(long a) {\n#endif\n    Run();\n  }\n}\n";
-    assert_eq!(names(Language::CSharp, src), ["class C", "method C.M(int)"]);
+    assert_eq!(names(cs(), src), ["class C", "method C.M(int)"]);
     let src = "class C {\n#if false\n  void Old() {}\n#else\n  void New() {}\n#endif\n}\n";
-    assert_eq!(names(Language::CSharp, src), ["class C", "method C.New()"]);
+    assert_eq!(names(cs(), src), ["class C", "method C.New()"]);
 }
 
 const RS_SAMPLE: &str = r#"
@@ -271,7 +245,7 @@ const C: i32 = 1;
 #[test]
 fn rust_kinds_qualnames_and_signatures() {
     assert_eq!(
-        names(Language::Rust, RS_SAMPLE),
+        names(rs(), RS_SAMPLE),
         [
             "struct Wrapper",
             "method Wrapper::fmtfmt::Display",
@@ -306,23 +280,23 @@ fn rust_kinds_qualnames_and_signatures() {
 
 #[test]
 fn rust_attributes_belong_to_their_item() {
-    let file = extract(Language::Rust, RS_SAMPLE);
+    let file = extract(rs(), RS_SAMPLE);
     let wrapper = &file.symbols[0];
     assert_eq!((wrapper.start_line, wrapper.end_line), (5, 8));
     assert_eq!(
-        text_of(Language::Rust, RS_SAMPLE, "Wrapper"),
+        text_of(rs(), RS_SAMPLE, "Wrapper"),
         "# [ derive ( Debug ) ] # [ cfg ( test ) ] pub struct Wrapper < T > ( T ) ;"
     );
     let edited = RS_SAMPLE.replace("#[derive(Debug)]", "#[derive(Debug, Clone)]");
     assert_ne!(
-        hash_of(Language::Rust, RS_SAMPLE, "Wrapper"),
-        hash_of(Language::Rust, &edited, "Wrapper")
+        hash_of(rs(), RS_SAMPLE, "Wrapper"),
+        hash_of(rs(), &edited, "Wrapper")
     );
 }
 
 #[test]
 fn rust_impl_members_hang_under_their_type() {
-    let file = extract(Language::Rust, RS_SAMPLE);
+    let file = extract(rs(), RS_SAMPLE);
     let new = file
         .symbols
         .iter()
@@ -341,12 +315,12 @@ fn rust_impl_members_hang_under_their_type() {
 fn repeated_keys_are_numbered_in_source_order() {
     let src = "#[cfg(a)] mod m { fn f() {} }\n#[cfg(b)] mod m { fn f() {} }\n";
     assert_eq!(
-        names(Language::Rust, src),
+        names(rs(), src),
         ["module m", "function m::f", "module m#2", "function m::f#2"]
     );
     let src = "partial class P { void A() {} }\npartial class P { void B() {} }\n";
     assert_eq!(
-        names(Language::CSharp, src),
+        names(cs(), src),
         ["class P", "method P.A()", "class P#2", "method P.B()"]
     );
 }
@@ -354,10 +328,10 @@ fn repeated_keys_are_numbered_in_source_order() {
 #[test]
 fn syntax_errors_keep_what_parses() {
     let src = "class Good { void A() {} }\nclass Bad { void B( { }\n";
-    let file = extract(Language::CSharp, src);
+    let file = extract(cs(), src);
     assert!(file.has_parse_errors);
-    assert!(names(Language::CSharp, src).contains(&"method Good.A()".to_string()));
-    assert!(!extract(Language::CSharp, "class Fine {}").has_parse_errors);
+    assert!(names(cs(), src).contains(&"method Good.A()".to_string()));
+    assert!(!extract(cs(), "class Fine {}").has_parse_errors);
 }
 
 #[test]
