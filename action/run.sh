@@ -33,8 +33,10 @@ give_up() {
 
 cache_key() {
   local sum
-  sum=$(cd "$action_dir" && find Cargo.toml Cargo.lock src crates action -type f \
-          \( -name '*.rs' -o -name '*.toml' -o -name 'Cargo.lock' -o -name '*.sh' \) -print0 \
+  # Every input of the build: sources, manifests, and the hook scripts the
+  # binary embeds.
+  sum=$(cd "$action_dir" && find Cargo.toml Cargo.lock src crates action hooks -type f \
+          \( -name '*.rs' -o -name '*.toml' -o -name 'Cargo.lock' -o -name '*.sh' -o -path 'hooks/*' \) -print0 \
         | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
   echo "key=diffidx-${RUNNER_OS:-$(uname -s)}-${RUNNER_ARCH:-$(uname -m)}-$sum"
 }

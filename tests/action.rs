@@ -91,6 +91,21 @@ fn the_shell_scripts_pass_shellcheck() {
     assert!(out.status.success(), "{}", output_text(&out));
 }
 
+#[test]
+fn the_hook_scripts_pass_shellcheck_as_posix_sh() {
+    let out = Command::new(tool("shellcheck"))
+        .args(["--shell=sh", "--severity=style"])
+        .args([
+            "hooks/post-commit",
+            "hooks/post-merge",
+            "hooks/post-rewrite",
+        ])
+        .current_dir(project())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", output_text(&out));
+}
+
 /// Runs `action/run.sh run` in `repo` as a workflow step would.
 fn run_action(repo: &TestRepo, env: &[(&str, &str)]) -> Output {
     let home = tempfile::tempdir().unwrap();

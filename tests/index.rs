@@ -607,3 +607,24 @@ fn init_share_fetches_and_imports_a_remotes_notes() {
     let (ours, _) = in_clone("git", &["notes", "--ref", "diffidx", "show", bad_target]);
     assert_eq!(ours, origin.ok(&["show", "--json", bad_target]));
 }
+
+#[test]
+fn hooks_install_writes_the_scripts_of_the_hooks_directory() {
+    let repo = TestRepo::new();
+    repo.ok(&["hooks", "install"]);
+    for hook in ["post-commit", "post-merge", "post-rewrite"] {
+        let installed = std::fs::read_to_string(repo.path().join(".git/hooks").join(hook)).unwrap();
+        let shipped = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("hooks")
+                .join(hook),
+        )
+        .unwrap();
+        assert_eq!(installed, shipped, "{hook}");
+    }
+    // The scripts find this binary through git config when it is not on PATH.
+    let program = repo.git(&["config", "--get", "diffidx.program"]);
+    assert!(std::path::Path::new(program.trim()).is_file(), "{program}");
+    repo.ok(&["hooks", "uninstall"]);
+    assert!(!repo.path().join(".git/hooks/post-commit").exists());
+}

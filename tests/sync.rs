@@ -503,3 +503,61 @@ fn hooks_push_in_the_background_with_settings_from_git_config() {
         note_deltas(&repo)
     );
 }
+
+#[test]
+fn a_pushed_symbol_carries_the_same_properties_as_the_stores() {
+    let server = server();
+    let db = fresh_database(&server, "props");
+    let mut repo = TestRepo::new();
+    repo.git(&["config", "diffidx.repo", "example/props"]);
+    repo.write(
+        "Shop.cs",
+        "namespace Shop { class Cart { void Add() { } void Drop() { } } }\n",
+    );
+    repo.commit("cart");
+    repo.write(
+        "Shop.cs",
+        "namespace Shop { class Cart {\n void Add() { Log(); }\n } }\n",
+    );
+    repo.commit("edit Add, delete Drop");
+    let out = with_neo4j(&repo, &server, &db, &server.password, &["index", "-q"]);
+    common::succeeded(&out);
+
+    let git = diffidx_core::git::Repo::discover(repo.path()).unwrap();
+    let store = diffidx_lib::open::for_reading(&git, std::time::Duration::from_secs(10)).unwrap();
+    let reader = store.reader().unwrap();
+    let note = repo.git(&["notes", "--ref", "diffidx", "show", "HEAD"]);
+    let note: serde_json::Value = serde_json::from_str(&note).unwrap();
+    let mut compared = 0;
+    // A modified method, its class, its namespace (unchanged ones are rows
+    // too) and the deleted method.
+    for delta in note["deltas"].as_array().unwrap() {
+        let id = delta["id"].as_str().unwrap();
+        let ours = reader
+            .symbol(id)
+            .unwrap()
+            .expect("the symbol is in the store");
+        let rows = fetch(
+            &server,
+            &db,
+            "MATCH (s:Symbol {id: $id}) RETURN s",
+            &[("id", neo4rs::BoltType::from(format!("example/props:{id}")))],
+        );
+        let node: neo4rs::Node = rows
+            .first()
+            .expect("the symbol is in Neo4j")
+            .get("s")
+            .unwrap();
+        let mut theirs: std::collections::BTreeMap<String, serde_json::Value> = node.to().unwrap();
+        assert_eq!(theirs.remove("repo"), Some("example/props".into()));
+        assert_eq!(
+            theirs.remove("id"),
+            Some(format!("example/props:{id}").into())
+        );
+        let mut ours = ours;
+        ours.remove("id");
+        assert_eq!(ours, theirs, "{}", delta["qualname"]);
+        compared += 1;
+    }
+    assert_eq!(compared, 4, "{note}");
+}

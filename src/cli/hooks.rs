@@ -1,19 +1,31 @@
-//! `git diffidx hooks install|uninstall`, and the hidden `hook-run`.
+//! `git diffidx hooks install|uninstall`: the scripts of `hooks/`.
 
-use diffidx::index::{run_for_hook, IndexOptions};
+use clap::Args;
 
-use super::{Context, HookRunArgs, HooksAction, HooksArgs};
+use super::util::Context;
+
+#[derive(Args)]
+pub struct HooksArgs {
+    #[arg(value_enum)]
+    pub action: HooksAction,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum HooksAction {
+    Install,
+    Uninstall,
+}
 
 pub fn run(ctx: &Context, args: &HooksArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
     match args.action {
         HooksAction::Install => {
-            for path in diffidx::hooks::install(&repo)? {
+            for path in diffidx_lib::hooks::install(&repo)? {
                 eprintln!("installed {}", path.display());
             }
         }
         HooksAction::Uninstall => {
-            let removed = diffidx::hooks::uninstall(&repo)?;
+            let removed = diffidx_lib::hooks::uninstall(&repo)?;
             if removed.is_empty() {
                 eprintln!("no diffidx hooks were installed");
             }
@@ -22,28 +34,5 @@ pub fn run(ctx: &Context, args: &HooksArgs) -> anyhow::Result<()> {
             }
         }
     }
-    Ok(())
-}
-
-/// Installed hooks, for `status`.
-pub fn installed(repo: &diffidx_core::git::Repo) -> Vec<String> {
-    diffidx::hooks::installed(repo)
-}
-
-/// Runs from a hook, in the background: never prints, never fails visibly
-/// (errors go to `.git/diffidx/hook.log` and `status`).
-pub fn hook_run(ctx: &Context, _args: &HookRunArgs) -> anyhow::Result<()> {
-    let Ok(repo) = ctx.open_repo() else {
-        return Ok(());
-    };
-    let options = IndexOptions {
-        revs: Vec::new(),
-        since: None,
-        diff: super::LimitArgs {
-            max_file_size: None,
-        }
-        .options(&repo),
-    };
-    let _ = run_for_hook(&repo, &options);
     Ok(())
 }

@@ -1,9 +1,28 @@
 //! `git diffidx init [--days N] [--no-hooks]`
 
-use diffidx::index::{index, IndexOptions};
+use clap::Args;
+use diffidx_lib::index::{index, IndexOptions};
 
-use super::index::{days_ago, summary, Bar};
-use super::{Context, InitArgs};
+use super::util::{days_ago, index_summary, Bar, Context, LimitArgs};
+
+#[derive(Args)]
+pub struct InitArgs {
+    /// Index the last N days (default: git config `diffidx.backfillDays`, else 90).
+    #[arg(long, value_name = "N")]
+    pub days: Option<u64>,
+
+    /// Do not install the hooks.
+    #[arg(long)]
+    pub no_hooks: bool,
+
+    /// Also fetch the notes of REMOTE (default origin) on `git fetch`, to be
+    /// imported by `index`; publish yours with `git push REMOTE refs/notes/diffidx`.
+    #[arg(long, value_name = "REMOTE", num_args = 0..=1, default_missing_value = "origin")]
+    pub share: Option<String>,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
 
 pub const DEFAULT_BACKFILL_DAYS: u64 = 90;
 
@@ -17,7 +36,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> anyhow::Result<()> {
         })
         .unwrap_or(DEFAULT_BACKFILL_DAYS);
     if !args.no_hooks {
-        let installed = diffidx::hooks::install(&repo)?;
+        let installed = diffidx_lib::hooks::install(&repo)?;
         eprintln!(
             "installed hooks: {}",
             installed
@@ -29,7 +48,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> anyhow::Result<()> {
         );
     }
     if let Some(remote) = &args.share {
-        if diffidx::index::share_via(&repo, remote)? {
+        if diffidx_lib::share::share_via(&repo, remote)? {
             eprintln!(
                 "`git fetch {remote}` now brings {remote}'s notes; publish yours with `git push {remote} refs/notes/diffidx`"
             );
@@ -44,7 +63,10 @@ pub fn run(ctx: &Context, args: &InitArgs) -> anyhow::Result<()> {
     let mut bar = Bar::new(ctx.stderr_is_terminal);
     let report = index(&repo, &options, &mut bar)?;
     bar.finish();
-    eprint!("backfill of the last {days} days: {}", summary(&report));
+    eprint!(
+        "backfill of the last {days} days: {}",
+        index_summary(&report)
+    );
     eprintln!("took {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }

@@ -1,39 +1,64 @@
 //! `git diffidx log --symbol NAME [--kind K] [--path P] [--json] [-p]`
 
-use std::time::Duration;
-
 use anyhow::Context as _;
-use diffidx::index::state_dir;
-use diffidx::serve;
-use diffidx::store::{store_path, HistoryEntry, HistoryQuery};
-use diffidx_core::git::Repo;
+use clap::Args;
+use diffidx_core::{SymbolKind, SymbolQuery};
+use diffidx_lib::store::HistoryEntry;
 
-use super::{Context, LogArgs, UsageError};
+use super::util::{print, Context, UsageError};
+
+#[derive(Args)]
+pub struct LogArgs {
+    /// A qualified name, or a suffix of one at a `.`/`::` boundary
+    /// (`Foo.Bar` matches `Acme.Foo.Bar`); `Foo.Bar(int,string)` picks one overload.
+    #[arg(long, value_name = "NAME")]
+    pub symbol: String,
+
+    /// Only symbols of this kind (method, class, function, ...).
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+
+    /// Only symbols in this file or directory.
+    #[arg(long, value_name = "PATH")]
+    pub path: Option<String>,
+
+    /// Print a JSON array, newest first.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Show each version's own diff of the symbol.
+    #[arg(short = 'p', long = "patch")]
+    pub patch: bool,
+}
 
 pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let path = store_path(&repo.common_dir());
-    if !path.exists() {
-        return Err(UsageError(
-            "this repository has no diffidx index yet; run `git diffidx init` (or `git diffidx index`) first"
-                .into(),
-        )
-        .into());
-    }
-    let mut query = HistoryQuery::parse(&args.symbol);
-    query.kind = args.kind.clone();
+    let mut query = SymbolQuery::parse(&args.symbol);
+    query.kind = match &args.kind {
+        None => None,
+        Some(name) => Some(SymbolKind::parse(name).ok_or_else(|| {
+            let kinds: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+            UsageError(format!(
+                "unknown kind {name:?}; the kinds are {}",
+                kinds.join(", ")
+            ))
+        })?),
+    };
     query.path = args.path.clone();
     let head = repo.resolve_commit("HEAD").ok().map(|h| h.to_string());
-    let (entries, head_indexed) = history(&repo, &query, head.clone())?;
-    if let (Some(false), Some(head)) = (head_indexed, &head) {
+    // The query server answers faster; this binary is what it runs.
+    let program = std::env::current_exe().ok();
+    let history = diffidx_lib::query::history(&repo, &query, head.clone(), program.as_deref())?;
+    if let (Some(false), Some(head)) = (history.head_indexed, &head) {
         eprintln!(
             "note: HEAD ({}) is not indexed yet; run `git diffidx index` for an up-to-date history",
             &head[..12]
         );
     }
+    let entries = history.entries;
     if args.json {
         let json = serde_json::to_string(&entries).context("cannot serialize the history")?;
-        return super::print(&format!("{json}\n"));
+        return print(&format!("{json}\n"));
     }
     if entries.is_empty() {
         eprintln!(
@@ -46,17 +71,18 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     for entry in &entries {
         out.push_str(&render(entry, ctx));
         if args.patch {
-            out.push_str(
-                &super::show::symbol_patch(&repo, entry).unwrap_or_else(|e| format!("    ({e})\n")),
-            );
+            match diffidx_lib::query::symbol_patch(&repo, entry) {
+                Ok(diff) => out.extend(diff.lines().map(|l| format!("    {l}\n"))),
+                Err(e) => out.push_str(&format!("    ({e})\n")),
+            }
         }
     }
-    super::print(&out)
+    print(&out)
 }
 
 fn render(e: &HistoryEntry, ctx: &Context) -> String {
     let style = &ctx.style;
-    let status = diffidx_core::Status::parse(&e.status);
+
     let lines = if e.start_line == e.end_line {
         e.start_line.to_string()
     } else {
@@ -67,9 +93,7 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
         .as_ref()
         .map(|p| format!(" (from {p})"))
         .unwrap_or_default();
-    let label = status
-        .map(|s| style.status(s, &format!("{:<8}", e.status)))
-        .unwrap_or_else(|| e.status.clone());
+    let label = style.status(e.status, &format!("{:<8}", e.status.as_str()));
     format!(
         "{} {} {} {} {}{}  {}:{}{}  {}\n",
         style.dim(&e.commit[..e.commit.len().min(12)]),
@@ -87,37 +111,4 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
         moved,
         style.dim(&format!("{} — {}", e.author, e.subject)),
     )
-}
-
-/// Tells the user (on stderr) when HEAD is not in the store yet.
-/// The history and whether HEAD is indexed: from a running `serve` process
-/// when there is one (fast), else from the store directly, after which a
-/// server is started for the next query. `DIFFIDX_SERVER=off` or git config
-/// `diffidx.server false` keep to the direct path.
-fn history(
-    repo: &Repo,
-    query: &HistoryQuery,
-    head: Option<String>,
-) -> anyhow::Result<(Vec<HistoryEntry>, Option<bool>)> {
-    let dir = state_dir(repo);
-    let off = |v: &str| matches!(v.trim(), "off" | "false" | "0" | "no");
-    let use_server = !std::env::var("DIFFIDX_SERVER").is_ok_and(|v| off(&v))
-        && !repo
-            .config_string("diffidx.server")
-            .is_some_and(|v| off(&v));
-    if use_server {
-        if let Some(answer) = serve::history(&dir, query, head.clone()) {
-            return Ok((answer.entries, answer.head_indexed));
-        }
-    }
-    let store = diffidx::index::open_for_reading(repo, Duration::from_secs(10))?;
-    let entries = store.history(query)?;
-    let head_indexed = head.and_then(|h| store.has_commit(&h).ok());
-    drop(store);
-    if use_server {
-        if let Ok(program) = std::env::current_exe() {
-            serve::spawn(repo, &program);
-        }
-    }
-    Ok((entries, head_indexed))
 }

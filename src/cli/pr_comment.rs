@@ -15,7 +15,39 @@ use diffidx_github::{
     ActionsEnv, CommentClient, GithubError, LinkBase, Outcome, PullRequestChange, RepoName,
 };
 
-use super::{Context, PrCommentArgs, UsageError};
+use clap::Args;
+
+use super::util::{Context, LimitArgs, UsageError};
+
+#[derive(Args)]
+pub struct PrCommentArgs {
+    /// The repository, OWNER/NAME (default: GITHUB_REPOSITORY).
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+
+    /// The pull request number (default: from the event file GITHUB_EVENT_PATH).
+    #[arg(long, value_name = "N")]
+    pub pr: Option<u64>,
+
+    /// The branch the pull request merges into (default: the event's base sha).
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+
+    /// The pull request's tip (default: the event's head sha, else GITHUB_SHA, else HEAD).
+    #[arg(long, value_name = "REV")]
+    pub head: Option<String>,
+
+    /// Print the comment's markdown instead of calling GitHub.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Only these languages, comma-separated (csharp, rust; default all).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub languages: Vec<String>,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
 
 pub fn run(ctx: &Context, args: &PrCommentArgs) -> anyhow::Result<()> {
     let env = ActionsEnv::from_process();
@@ -84,7 +116,7 @@ pub fn run(ctx: &Context, args: &PrCommentArgs) -> anyhow::Result<()> {
     };
     let body = diffidx_github::render(&change, diffidx_github::DEFAULT_BUDGET);
     if args.dry_run {
-        return super::print(&body);
+        return super::util::print(&body);
     }
 
     let (Some(repo_name), Some(number)) = (repo_name, number) else {
@@ -140,12 +172,12 @@ pub fn run(ctx: &Context, args: &PrCommentArgs) -> anyhow::Result<()> {
 
 fn languages(names: &[String]) -> anyhow::Result<Vec<Language>> {
     if names.is_empty() {
-        return Ok(Language::ALL.to_vec());
+        return Ok(Language::all().collect());
     }
     let mut out = Vec::new();
     for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
         let language = Language::from_name(name).ok_or_else(|| {
-            let known: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
+            let known: Vec<&str> = Language::all().map(|l| l.name()).collect();
             UsageError(format!(
                 "unknown language {name:?} in --languages; known: {}",
                 known.join(", ")

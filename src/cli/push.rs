@@ -1,8 +1,16 @@
 //! `git diffidx push`: the notes to the shared Neo4j.
 
-use diffidx::sync::{push, Neo4jConfig};
+use clap::Args;
+use diffidx_lib::sync::{push, Neo4jConfig};
 
-use super::{Context, PushArgs, UsageError};
+use super::util::{push_summary, Context, UsageError};
+
+#[derive(Args)]
+pub struct PushArgs {
+    /// Print nothing on success.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
 
 pub fn run(ctx: &Context, args: &PushArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
@@ -15,30 +23,7 @@ pub fn run(ctx: &Context, args: &PushArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let report = push(&repo, &config)?;
     if !args.quiet {
-        eprintln!("{}", summary(&report, &config, started.elapsed()));
+        eprintln!("{}", push_summary(&report, &config, started.elapsed()));
     }
     Ok(())
-}
-
-pub fn summary(
-    report: &diffidx::sync::PushReport,
-    config: &Neo4jConfig,
-    took: std::time::Duration,
-) -> String {
-    if report.commits == 0 {
-        format!(
-            "Neo4j at {} is up to date ({} commits pushed before)",
-            config.uri, report.already
-        )
-    } else {
-        format!(
-            "pushed {} commits ({} rows in {} transactions) to {} as {} in {:.1} s",
-            report.commits,
-            report.rows,
-            report.transactions,
-            config.uri,
-            config.repo_id,
-            took.as_secs_f64()
-        )
-    }
 }

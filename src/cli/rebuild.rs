@@ -1,10 +1,18 @@
 //! `git diffidx rebuild`: the store from the notes alone.
 
-use super::{Context, RebuildArgs};
+use clap::Args;
+
+use super::util::{Context, LimitArgs};
+
+#[derive(Args)]
+pub struct RebuildArgs {
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
 
 pub fn run(ctx: &Context, args: &RebuildArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let report = diffidx::index::rebuild(&repo, &args.limits.options(&repo))?;
+    let report = diffidx_lib::index::rebuild(&repo, &args.limits.options(&repo))?;
     eprintln!(
         "rebuilt the store from the notes: {} commits loaded",
         report.loaded

@@ -7,7 +7,30 @@ use diffidx_core::git::Target;
 use diffidx_core::note::{tool_name, NoteDocument, NOTE_VERSION};
 use diffidx_core::{Status, SymbolDiffer};
 
-use super::{Context, ShowArgs, UsageError};
+use clap::Args;
+
+use super::util::{print, Context, LimitArgs, UsageError};
+
+#[derive(Args)]
+pub struct ShowArgs {
+    /// A commit (default HEAD), `A..B` (tree A against tree B) or `A...B`
+    /// (merge base of A and B against B, what a pull request shows).
+    #[arg(value_name = "REV|A..B", default_value = "HEAD")]
+    pub rev: String,
+
+    /// Print the note document (DESIGN.md §4) instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Label the symbols a unified diff touches (FILE, or - for stdin), e.g.
+    /// `git diff | git diffidx show --patch -`. Pre-images are read from REV
+    /// (default HEAD), or from the index when the patch does not apply there.
+    #[arg(long, value_name = "FILE|-")]
+    pub patch: Option<String>,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
 
 pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
@@ -59,7 +82,7 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<()> {
     } else {
         render(&note, &heading, ctx)
     };
-    super::print(&out)
+    print(&out)
 }
 
 fn read_patch(source: &str) -> anyhow::Result<String> {
@@ -157,39 +180,4 @@ fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
         }
     }
     out
-}
-
-/// `log -p`: the diff of one symbol between the entry's commit and its first
-/// parent, indented under the entry.
-pub fn symbol_patch(
-    repo: &diffidx_core::git::Repo,
-    entry: &diffidx::store::HistoryEntry,
-) -> Result<String, String> {
-    use diffidx_core::symbol::SymbolKind;
-    let kind = SymbolKind::parse(&entry.kind).ok_or("unknown kind")?;
-    let commit = repo
-        .resolve_commit(&entry.commit)
-        .map_err(|e| e.to_string())?;
-    let info = repo.commit(commit).map_err(|e| e.to_string())?;
-    let mut differ = SymbolDiffer::new(repo, Default::default()).map_err(|e| e.to_string())?;
-    let deleted = entry.status == "DELETED";
-    let new = if deleted {
-        None
-    } else {
-        differ
-            .symbol_source(commit, &entry.path, &entry.qualname, kind, &entry.sig)
-            .map_err(|e| e.to_string())?
-    };
-    let old_path = entry.old_path.as_deref().unwrap_or(&entry.path);
-    let old = match info.parents.first() {
-        Some(&parent) if repo.gix().has_object(parent) => differ
-            .symbol_source(parent, old_path, &entry.qualname, kind, &entry.sig)
-            .map_err(|e| e.to_string())?,
-        _ => None,
-    };
-    let diff = diffidx_core::git::hunks::unified_diff(
-        old.as_deref().unwrap_or(""),
-        new.as_deref().unwrap_or(""),
-    );
-    Ok(diff.lines().map(|l| format!("    {l}\n")).collect())
 }

@@ -2,9 +2,17 @@
 
 use std::time::Duration;
 
-use diffidx::store::store_path;
+use clap::Args;
+use diffidx_lib::state::StateDir;
 
-use super::{Context, StatusArgs};
+use super::util::{print, Context};
+
+#[derive(Args)]
+pub struct StatusArgs {
+    /// Print a JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
 
 #[derive(serde::Serialize)]
 struct Status {
@@ -30,13 +38,14 @@ const COUNT_LIMIT: usize = 100_000;
 
 pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let path = store_path(&repo.common_dir());
+    let state = StateDir::of(&repo);
+    let path = state.store();
     let counts = if path.exists() {
-        Some(diffidx::index::open_for_reading(&repo, Duration::from_secs(10))?.counts()?)
+        Some(diffidx_lib::open::for_reading(&repo, Duration::from_secs(10))?.counts()?)
     } else {
         None
     };
-    let (unindexed, complete) = diffidx::index::unindexed_count(&repo, COUNT_LIMIT)?;
+    let (unindexed, complete) = diffidx_lib::index::unindexed_count(&repo, COUNT_LIMIT)?;
     let status = Status {
         indexed_commits: counts.map_or(0, |c| c.commits),
         notes: repo.notes()?.list()?.len(),
@@ -44,22 +53,22 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
         unindexed_more: !complete,
         symbols: counts.map_or(0, |c| c.symbols),
         changes: counts.map_or(0, |c| c.changes),
-        store_bytes: disk_size(&path),
+        store_bytes: diffidx_lib::store::disk_size(&path),
         store: path
             .canonicalize()
             .unwrap_or(path.clone())
             .display()
             .to_string(),
-        hooks_installed: super::hooks::installed(&repo),
-        query_server: diffidx::serve::is_running(&diffidx::index::state_dir(&repo)),
-        last_error: diffidx::index::last_error(&repo),
-        neo4j_backlog: match diffidx::sync::Neo4jConfig::from_env(&repo)? {
-            Some(config) => Some(diffidx::sync::backlog(&repo, &config)?),
+        hooks_installed: diffidx_lib::hooks::installed(&repo),
+        query_server: diffidx_lib::client::is_running(&state.socket()),
+        last_error: state.last_error(),
+        neo4j_backlog: match diffidx_lib::sync::Neo4jConfig::from_env(&repo)? {
+            Some(config) => Some(diffidx_lib::sync::backlog(&repo, &config)?),
             None => None,
         },
     };
     if args.json {
-        return super::print(&format!("{}\n", serde_json::to_string(&status)?));
+        return print(&format!("{}\n", serde_json::to_string(&status)?));
     }
     let mut out = format!(
         "indexed commits:   {} ({} notes)\nnot yet indexed:   {}{}\nsymbols:           {} ({} changes)\nstore:             {} ({})\nhooks:             {}\n",
@@ -88,15 +97,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
     if let Some(err) = &status.last_error {
         out.push_str(&format!("last error:        {err}\n"));
     }
-    super::print(&out)
-}
-
-fn disk_size(path: &std::path::Path) -> u64 {
-    ["", ".wal"]
-        .iter()
-        .filter_map(|s| std::fs::metadata(format!("{}{s}", path.display())).ok())
-        .map(|m| m.len())
-        .sum()
+    print(&out)
 }
 
 fn human_bytes(n: u64) -> String {

@@ -1,0 +1,341 @@
+//! The one graph model: commit records (notes plus the files they touched)
+//! become typed node and edge rows here, once. The Kuzu store and the shared
+//! Neo4j are two backends that write these rows; neither builds rows of its
+//! own, so both hold the same nodes, edges and properties.
+//!
+//! Each row kind has one [`Row::props`] function: the property names and
+//! values a backend writes. Adding an edge kind is a row type here, one
+//! `props` function, and one statement per backend (docs/architecture.md).
+
+use std::collections::{BTreeMap, HashSet};
+
+use diffidx_core::qualname::own_name;
+use diffidx_core::symbol::symbol_id;
+use diffidx_core::{CommitRecord, Language, Status};
+
+/// A property value, borrowed from its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prop<'a> {
+    Str(&'a str),
+    Int(i64),
+    Bool(bool),
+}
+
+/// A node or edge row: its properties, in a fixed order.
+pub trait Row {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)>;
+}
+
+/// `(:Commit)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitNode {
+    pub sha: String,
+    /// The first parent's sha, empty for a root commit.
+    pub parent: String,
+    /// Author time, seconds since the epoch.
+    pub time: i64,
+    /// Author time, RFC 3339.
+    pub date: String,
+    pub author: String,
+    pub subject: String,
+}
+
+impl Row for CommitNode {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
+        vec![
+            ("sha", Prop::Str(&self.sha)),
+            ("parent", Prop::Str(&self.parent)),
+            ("time", Prop::Int(self.time)),
+            ("date", Prop::Str(&self.date)),
+            ("author", Prop::Str(&self.author)),
+            ("subject", Prop::Str(&self.subject)),
+        ]
+    }
+}
+
+/// `(:File)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileNode {
+    pub path: String,
+    pub language: &'static str,
+}
+
+impl Row for FileNode {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
+        vec![
+            ("path", Prop::Str(&self.path)),
+            ("language", Prop::Str(self.language)),
+        ]
+    }
+}
+
+/// `(:Symbol)`: its latest known state. A deleted symbol keeps the text hash
+/// it last had (empty when it was never seen alive).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolNode {
+    pub id: String,
+    pub path: String,
+    pub qualname: String,
+    /// The own name (`Bar` of `Acme.Foo.Bar`), for lookups by name.
+    pub name: String,
+    pub kind: &'static str,
+    pub sig: String,
+    pub language: &'static str,
+    pub deleted: bool,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub content_hash: String,
+}
+
+impl Row for SymbolNode {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
+        vec![
+            ("id", Prop::Str(&self.id)),
+            ("path", Prop::Str(&self.path)),
+            ("qualname", Prop::Str(&self.qualname)),
+            ("name", Prop::Str(&self.name)),
+            ("kind", Prop::Str(self.kind)),
+            ("sig", Prop::Str(&self.sig)),
+            ("language", Prop::Str(self.language)),
+            ("deleted", Prop::Bool(self.deleted)),
+            ("start_line", Prop::Int(self.start_line.into())),
+            ("end_line", Prop::Int(self.end_line.into())),
+            ("content_hash", Prop::Str(&self.content_hash)),
+        ]
+    }
+}
+
+/// What encloses a symbol: another symbol, or (top level) its file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Parent {
+    Symbol(String),
+    File(String),
+}
+
+/// `(:Symbol)-[:CHILD_OF]->(:Symbol|File)`: the hierarchy.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ChildOf {
+    pub child: String,
+    pub parent: Parent,
+}
+
+impl Row for ChildOf {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
+        let parent = match &self.parent {
+            Parent::Symbol(id) => id,
+            Parent::File(path) => path,
+        };
+        vec![
+            ("child", Prop::Str(&self.child)),
+            ("parent", Prop::Str(parent)),
+        ]
+    }
+}
+
+/// `(:Symbol)-[:CHANGED_IN]->(:Commit)`: one per delta of a note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedIn {
+    pub id: String,
+    pub sha: String,
+    pub status: Status,
+    /// Empty unless the symbol moved.
+    pub old_path: String,
+    pub modified: bool,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+impl Row for ChangedIn {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
+        vec![
+            ("id", Prop::Str(&self.id)),
+            ("sha", Prop::Str(&self.sha)),
+            ("status", Prop::Str(self.status.as_str())),
+            ("old_path", Prop::Str(&self.old_path)),
+            ("modified", Prop::Bool(self.modified)),
+            ("start_line", Prop::Int(self.start_line.into())),
+            ("end_line", Prop::Int(self.end_line.into())),
+        ]
+    }
+}
+
+/// `(:Symbol)-[:MOVED_TO]->(:Symbol)`: an old identity to its new one.
+/// `from` is the same qualname at the old path; a backend that finds no such
+/// symbol looks for the live one at `old_path` with the same kind, own name
+/// and text hash (the enclosing type was renamed in the same move).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MovedTo {
+    pub from: String,
+    pub to: String,
+    pub old_path: String,
+    pub qualname: String,
+    pub name: String,
+    pub kind: &'static str,
+    pub sig: String,
+    pub content_hash: String,
+    pub sha: String,
+}
+
+impl Row for MovedTo {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
+        vec![
+            ("from", Prop::Str(&self.from)),
+            ("to", Prop::Str(&self.to)),
+            ("old_path", Prop::Str(&self.old_path)),
+            ("qualname", Prop::Str(&self.qualname)),
+            ("name", Prop::Str(&self.name)),
+            ("kind", Prop::Str(self.kind)),
+            ("sig", Prop::Str(&self.sig)),
+            ("content_hash", Prop::Str(&self.content_hash)),
+            ("sha", Prop::Str(&self.sha)),
+        ]
+    }
+}
+
+/// Every row of a batch of commit records (oldest first), each node at its
+/// latest state in the batch and each edge once.
+#[derive(Debug, Default)]
+pub struct GraphRows {
+    pub commits: Vec<CommitNode>,
+    pub files: Vec<FileNode>,
+    /// Symbols alive at the end of the batch, by id.
+    pub symbols: BTreeMap<String, SymbolNode>,
+    /// Symbols deleted by the batch (and not re-added after), by id.
+    pub deleted: BTreeMap<String, SymbolNode>,
+    pub child_of: Vec<ChildOf>,
+    pub changed_in: Vec<ChangedIn>,
+    pub moved_to: Vec<MovedTo>,
+}
+
+impl GraphRows {
+    /// The rows of `records`: every symbol of every touched file as of its
+    /// commit (so the hierarchy around a change is always there), one change
+    /// per delta, and the moves.
+    pub fn from_records<'r>(records: impl IntoIterator<Item = &'r CommitRecord>) -> GraphRows {
+        let mut rows = GraphRows::default();
+        let mut files_seen = HashSet::new();
+        let mut edges_seen = HashSet::new();
+        for record in records {
+            let sha = record.info.id.to_string();
+            rows.commits.push(commit_node(record));
+            for file in &record.files {
+                if files_seen.insert(file.path.clone()) {
+                    rows.files.push(FileNode {
+                        path: file.path.clone(),
+                        language: file.language.name(),
+                    });
+                }
+                let symbols = &file.symbols.symbols;
+                let ids: Vec<String> = symbols
+                    .iter()
+                    .map(|s| symbol_id(&file.path, s.kind, &s.qualname, &s.sig))
+                    .collect();
+                for (s, id) in symbols.iter().zip(&ids) {
+                    rows.deleted.remove(id);
+                    rows.symbols.insert(
+                        id.clone(),
+                        SymbolNode {
+                            id: id.clone(),
+                            path: file.path.clone(),
+                            qualname: s.qualname.clone(),
+                            name: s.name.clone(),
+                            kind: s.kind.as_str(),
+                            sig: s.sig.clone(),
+                            language: file.language.name(),
+                            deleted: false,
+                            start_line: s.start_line,
+                            end_line: s.end_line,
+                            content_hash: s.content_hash.to_hex(),
+                        },
+                    );
+                    let edge = ChildOf {
+                        child: id.clone(),
+                        parent: match s.parent {
+                            Some(p) => Parent::Symbol(ids[p].clone()),
+                            None => Parent::File(file.path.clone()),
+                        },
+                    };
+                    if edges_seen.insert(edge.clone()) {
+                        rows.child_of.push(edge);
+                    }
+                }
+            }
+            for d in &record.note.deltas {
+                if d.status == Status::Deleted {
+                    // Kept forever: marked deleted, its last known hash kept.
+                    let hash = rows
+                        .symbols
+                        .remove(&d.id)
+                        .map(|s| s.content_hash)
+                        .unwrap_or_default();
+                    rows.deleted.insert(
+                        d.id.clone(),
+                        SymbolNode {
+                            id: d.id.clone(),
+                            path: d.path.clone(),
+                            qualname: d.qualname.clone(),
+                            name: own_name(&d.qualname).to_owned(),
+                            kind: d.kind.as_str(),
+                            sig: d.sig.clone(),
+                            language: Language::from_path(&d.path).map_or("", |l| l.name()),
+                            deleted: true,
+                            start_line: d.start_line,
+                            end_line: d.end_line,
+                            content_hash: hash,
+                        },
+                    );
+                }
+                rows.changed_in.push(ChangedIn {
+                    id: d.id.clone(),
+                    sha: sha.clone(),
+                    status: d.status,
+                    old_path: d.old_path.clone().unwrap_or_default(),
+                    modified: d.modified.unwrap_or(false),
+                    start_line: d.start_line,
+                    end_line: d.end_line,
+                });
+                if let (Status::Moved, Some(old_path)) = (d.status, &d.old_path) {
+                    rows.moved_to.push(MovedTo {
+                        from: symbol_id(old_path, d.kind, &d.qualname, &d.sig),
+                        to: d.id.clone(),
+                        old_path: old_path.clone(),
+                        qualname: d.qualname.clone(),
+                        name: own_name(&d.qualname).to_owned(),
+                        kind: d.kind.as_str(),
+                        sig: d.sig.clone(),
+                        content_hash: d.content_hash.clone().unwrap_or_default(),
+                        sha: sha.clone(),
+                    });
+                }
+            }
+        }
+        rows
+    }
+
+    /// How many rows there are in all (for reports).
+    pub fn len(&self) -> usize {
+        self.commits.len()
+            + self.files.len()
+            + self.symbols.len()
+            + self.deleted.len()
+            + self.child_of.len()
+            + self.changed_in.len()
+            + self.moved_to.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn commit_node(record: &CommitRecord) -> CommitNode {
+    let info = &record.info;
+    CommitNode {
+        sha: info.id.to_string(),
+        parent: record.note.parent.clone().unwrap_or_default(),
+        time: info.time,
+        date: info.date.clone(),
+        author: info.author.clone(),
+        subject: info.subject.clone(),
+    }
+}

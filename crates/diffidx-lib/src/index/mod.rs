@@ -1,0 +1,251 @@
+//! Indexing: commits → notes (the source of truth) → store (the cache).
+//!
+//! Order matters for crash safety: notes are written first, in one notes
+//! commit per batch, then loaded into the store in one transaction. A run
+//! killed at any point leaves notes that are complete for every commit they
+//! name; the next run loads whatever the store is missing from the notes and
+//! carries on. One writer at a time (`state::WriterLock`).
+
+mod walk;
+
+use diffidx_core::git::notes::Notes;
+use diffidx_core::git::Repo;
+use diffidx_core::{CommitRecord, DiffOptions, SymbolDiffer};
+
+use crate::open;
+use crate::state::{StateDir, StateError, WriterLock};
+use crate::store::{self, StoreError};
+
+pub use walk::unindexed_count;
+
+/// Commits written per notes commit and store transaction.
+pub const BATCH: usize = 1000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Core(#[from] diffidx_core::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+impl From<open::OpenError> for IndexError {
+    fn from(e: open::OpenError) -> IndexError {
+        match e {
+            open::OpenError::Store(e) => IndexError::Store(e),
+            open::OpenError::State(e) => IndexError::State(e),
+        }
+    }
+}
+
+type Result<T, E = IndexError> = std::result::Result<T, E>;
+
+/// What to index.
+#[derive(Debug, Clone, Default)]
+pub struct IndexOptions {
+    /// Tips to walk back from (default `HEAD`); `A..B` excludes what A reaches.
+    pub revs: Vec<String>,
+    /// Do not index commits older than this (seconds since the epoch).
+    pub since: Option<i64>,
+    pub diff: DiffOptions,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexReport {
+    /// Commits whose note this run computed.
+    pub computed: usize,
+    /// Commits whose existing note (from an earlier run or a remote) was used.
+    pub imported: usize,
+    /// Notes that failed validation and were recomputed: (commit, reason).
+    pub rejected: Vec<(String, String)>,
+    /// Commits loaded into the store.
+    pub loaded: usize,
+    /// Commits at a shallow clone's boundary, skipped (their parent is missing).
+    pub shallow: Vec<String>,
+    pub notes_commits: usize,
+}
+
+/// Progress callbacks for a terminal front end.
+pub trait Progress {
+    fn start(&mut self, _total: usize) {}
+    fn advance(&mut self, _done: usize) {}
+}
+
+impl Progress for () {}
+
+/// Indexes every commit reachable from the options' revisions that has no
+/// note yet (oldest first), after bringing the store up to date with the
+/// notes (a crash, a fetch, a rebuild).
+pub fn index(
+    repo: &Repo,
+    options: &IndexOptions,
+    progress: &mut dyn Progress,
+) -> Result<IndexReport> {
+    let _lock = WriterLock::acquire(&StateDir::of(repo), true)?;
+    index_locked_with(repo, options, progress)
+}
+
+pub(crate) fn index_locked(repo: &Repo, options: &IndexOptions) -> Result<IndexReport> {
+    index_locked_with(repo, options, &mut ())
+}
+
+fn index_locked_with(
+    repo: &Repo,
+    options: &IndexOptions,
+    progress: &mut dyn Progress,
+) -> Result<IndexReport> {
+    let mut report = IndexReport::default();
+    let mut notes = repo.notes()?;
+    import_remote_notes(repo, &mut notes, &mut report)?;
+    let mut differ = SymbolDiffer::new(repo, options.diff.clone())?;
+    sync_from_notes(&mut notes, &mut differ, &mut report)?;
+
+    // Notes made elsewhere may cover parts of history only: then walk all of
+    // it once instead of trusting that a noted commit's ancestors are noted.
+    let trust_noted = report.imported == 0 && report.rejected.is_empty();
+    let (todo, shallow) = walk::commits_to_index(repo, &mut notes, options, trust_noted)?;
+    report.shallow = shallow;
+    progress.start(todo.len());
+    let mut batch: Vec<CommitRecord> = Vec::new();
+    for (done, commit) in todo.iter().enumerate() {
+        let record = differ.commit_record(commit)?;
+        notes.stage(commit.id, &record.note.to_json())?;
+        report.computed += 1;
+        batch.push(record);
+        if batch.len() >= BATCH {
+            flush(repo, &mut notes, &mut batch, &mut report)?;
+        }
+        progress.advance(done + 1);
+    }
+    flush(repo, &mut notes, &mut batch, &mut report)?;
+    Ok(report)
+}
+
+/// Copies into our notes the notes fetched from remotes
+/// (`refs/notes/diffidx-remote/*`, see `init --share`) for commits we have
+/// and have no note for, after validating each; invalid ones are reported
+/// and left behind (the commits get computed instead). Notes computed by the
+/// same version for the same commit are identical, so nothing conflicts.
+fn import_remote_notes(repo: &Repo, notes: &mut Notes<'_>, report: &mut IndexReport) -> Result<()> {
+    for name in repo.remote_notes_refs()? {
+        let mut theirs = repo.notes_at(&name)?;
+        for (commit, _) in theirs.list()? {
+            if !repo.gix().has_object(commit) || notes.get_id(commit)?.is_some() {
+                continue;
+            }
+            let info = repo.commit(commit)?;
+            match theirs.read_validated(&info)? {
+                Some(Ok(note)) => notes.stage(commit, &note.to_json())?,
+                Some(Err(reason)) => report
+                    .rejected
+                    .push((commit.to_string(), format!("{reason} (from {name})"))),
+                None => {}
+            }
+        }
+    }
+    if notes.staged() > 0 {
+        notes.commit("diffidx: import notes fetched from remotes")?;
+        report.notes_commits += 1;
+    }
+    Ok(())
+}
+
+/// Loads into the store every noted commit it lacks. Notes are untrusted
+/// (they may come from a remote): a valid one is loaded as it is, an invalid
+/// one is reported and its commit recomputed, replacing the note.
+fn sync_from_notes(
+    notes: &mut Notes<'_>,
+    differ: &mut SymbolDiffer<'_>,
+    report: &mut IndexReport,
+) -> Result<()> {
+    let repo = differ.repo();
+    let tip = notes.tip().map(|t| t.to_string());
+    let store = open::for_writing(&StateDir::of(repo))?;
+    if tip.is_none() || store.loaded_notes_tip()? == tip {
+        return Ok(());
+    }
+    let have = store.commits()?;
+    drop(store);
+    let mut records = Vec::new();
+    for (commit, _) in notes.list()? {
+        if have.contains(&commit.to_string()) {
+            continue;
+        }
+        let Ok(info) = repo.commit(commit) else {
+            continue; // a note for a commit this clone does not have
+        };
+        match notes.read_validated(&info)? {
+            Some(Ok(note)) => {
+                let files = differ.snapshot_files(&info, &note)?;
+                records.push(CommitRecord { info, note, files });
+                report.imported += 1;
+            }
+            Some(Err(reason)) => {
+                report.rejected.push((commit.to_string(), reason));
+                if info.parents.iter().any(|p| !repo.gix().has_object(*p)) {
+                    continue; // a shallow boundary: cannot be recomputed here
+                }
+                let record = differ.commit_record(&info)?;
+                notes.stage(commit, &record.note.to_json())?;
+                report.computed += 1;
+                records.push(record);
+            }
+            None => {}
+        }
+    }
+    records.sort_by_key(|r| (r.info.time, r.info.id));
+    let mut batch = Vec::new();
+    for record in records {
+        batch.push(record);
+        if batch.len() >= BATCH {
+            flush(repo, notes, &mut batch, report)?;
+        }
+    }
+    flush(repo, notes, &mut batch, report)?;
+    // Nothing was staged: record the tip as loaded all the same.
+    let tip = notes.tip().map(|t| t.to_string());
+    let store = open::for_writing(&StateDir::of(repo))?;
+    if store.loaded_notes_tip()? != tip {
+        store.load(&[], tip.as_deref())?;
+    }
+    Ok(())
+}
+
+/// Writes the staged notes (one notes commit), then loads the batch into the
+/// store, which is held open only for that.
+fn flush(
+    repo: &Repo,
+    notes: &mut Notes<'_>,
+    batch: &mut Vec<CommitRecord>,
+    report: &mut IndexReport,
+) -> Result<()> {
+    if batch.is_empty() && notes.staged() == 0 {
+        return Ok(());
+    }
+    let message = format!("diffidx: index {} commits", batch.len());
+    if notes.commit(&message)?.is_some() {
+        report.notes_commits += 1;
+    }
+    let tip = notes.tip().map(|t| t.to_string());
+    open::for_writing(&StateDir::of(repo))?.load(batch, tip.as_deref())?;
+    report.loaded += batch.len();
+    batch.clear();
+    Ok(())
+}
+
+/// Recreates the store from the notes alone (no commit is recomputed unless
+/// its note fails validation).
+pub fn rebuild(repo: &Repo, diff: &DiffOptions) -> Result<IndexReport> {
+    let state = StateDir::of(repo);
+    let _lock = WriterLock::acquire(&state, true)?;
+    crate::client::release(&state.socket()); // a query server must not hold the files we delete
+    store::remove_files(&state.store(), None);
+    let mut report = IndexReport::default();
+    let mut notes = repo.notes()?;
+    let mut differ = SymbolDiffer::new(repo, diff.clone())?;
+    sync_from_notes(&mut notes, &mut differ, &mut report)?;
+    Ok(report)
+}

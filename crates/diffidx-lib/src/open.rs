@@ -1,0 +1,96 @@
+//! Opening the store the way every command must: writers first ask the
+//! query server to let go of it, a store that cannot be opened is set aside
+//! and refilled from the notes, and readers recover what a killed writer
+//! left behind (as a writer, under the writer lock).
+
+use std::time::{Duration, Instant};
+
+use diffidx_core::git::Repo;
+
+use crate::state::{StateDir, StateError, WriterLock};
+use crate::store::{self, Access, Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+/// How long a command waits for another process to let go of the store.
+pub const WAIT: Duration = Duration::from_secs(30);
+
+/// Opens the store read-write (the caller holds the writer lock). A store
+/// that cannot be opened (corrupt, or of another schema) is moved aside and
+/// recreated, to be refilled from the notes.
+pub fn for_writing(state: &StateDir) -> Result<Store, StoreError> {
+    match read_write(state, WAIT) {
+        Err(StoreError::Unusable { .. }) => {
+            let path = state.store();
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            store::remove_files(&path, Some(&path.with_extension(format!("broken-{stamp}"))));
+            read_write(state, WAIT)
+        }
+        other => other,
+    }
+}
+
+/// Opens the store read-write, retrying for up to `wait` while it is in use.
+/// Kuzu refuses a writer while anyone reads, so before every attempt a query
+/// server holding the store open is asked to close it.
+fn read_write(state: &StateDir, wait: Duration) -> Result<Store, StoreError> {
+    let started = Instant::now();
+    loop {
+        crate::client::release(&state.socket());
+        match Store::open(&state.store(), Access::ReadWrite, Duration::ZERO) {
+            Err(StoreError::Locked { .. }) if started.elapsed() < wait => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(StoreError::Locked { path, .. }) => {
+                return Err(StoreError::Locked {
+                    path,
+                    waited: started.elapsed(),
+                })
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Opens the store for reading, waiting for a writer for up to `wait`. When
+/// no writer is running but one left changes to replay (it was killed), this
+/// replays them, as a writer under the writer lock, and opens again.
+pub fn for_reading(repo: &Repo, wait: Duration) -> Result<Store, OpenError> {
+    let state = StateDir::of(repo);
+    let path = state.store();
+    let started = Instant::now();
+    loop {
+        let error = match Store::open(&path, Access::ReadOnly, Duration::ZERO) {
+            Ok(store) => return Ok(store),
+            Err(StoreError::NeedsReplay { .. }) => match WriterLock::acquire(&state, false) {
+                Ok(_lock) => {
+                    drop(Store::open(&path, Access::ReadWrite, wait)?);
+                    continue;
+                }
+                Err(StateError::Busy) => StoreError::NeedsReplay { path: path.clone() },
+                Err(e) => return Err(e.into()),
+            },
+            Err(e @ StoreError::Locked { .. }) => e,
+            Err(e) => return Err(e.into()),
+        };
+        if started.elapsed() >= wait {
+            return Err(error.into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Opens the store read-only once, without waiting or recovering (the query
+/// server, which must never take the writer lock).
+pub fn read_only_now(state: &StateDir) -> Result<Store, StoreError> {
+    Store::open(&state.store(), Access::ReadOnly, Duration::ZERO)
+}

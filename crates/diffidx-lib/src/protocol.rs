@@ -1,0 +1,50 @@
+//! What the query server and its clients say to each other: one JSON line
+//! each way over a Unix socket in the state directory.
+
+use diffidx_core::SymbolQuery;
+use serde::{Deserialize, Serialize};
+
+use crate::store::HistoryEntry;
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    Ping,
+    /// Close the store: a writer is about to open it.
+    Release,
+    History {
+        query: SymbolQuery,
+        /// Also say whether this commit is indexed.
+        head: Option<String>,
+    },
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Response {
+    pub ok: bool,
+    /// A writer holds the store; answer the query yourself (and wait).
+    #[serde(default)]
+    pub busy: bool,
+    #[serde(default)]
+    pub entries: Vec<HistoryEntry>,
+    #[serde(default)]
+    pub head_indexed: Option<bool>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+impl Response {
+    pub fn success() -> Response {
+        Response {
+            ok: true,
+            ..Response::default()
+        }
+    }
+
+    pub fn failure(error: String) -> Response {
+        Response {
+            error: Some(error),
+            ..Response::default()
+        }
+    }
+}

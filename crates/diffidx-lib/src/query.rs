@@ -1,0 +1,93 @@
+//! Answering queries: from a running query server when there is one (fast),
+//! else from the store directly, after which a server is started for the
+//! next query. Answers are the same either way.
+
+use std::path::Path;
+use std::time::Duration;
+
+use diffidx_core::git::Repo;
+use diffidx_core::{Status, SymbolDiffer, SymbolQuery};
+
+use crate::open::{self, OpenError};
+use crate::state::StateDir;
+use crate::store::{HistoryEntry, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    #[error("this repository has no diffidx index yet; run `git diffidx init` (or `git diffidx index`) first")]
+    NoIndex,
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A symbol's history, and whether the commit asked about is indexed.
+pub struct History {
+    pub entries: Vec<HistoryEntry>,
+    pub head_indexed: Option<bool>,
+}
+
+/// The history of the symbols matching `query`, newest first, and whether
+/// `head` is indexed. `server` is the program to start as the query server
+/// (`None`: keep to the direct path).
+pub fn history(
+    repo: &Repo,
+    query: &SymbolQuery,
+    head: Option<String>,
+    server: Option<&Path>,
+) -> Result<History, QueryError> {
+    let state = StateDir::of(repo);
+    if !state.store().exists() {
+        return Err(QueryError::NoIndex);
+    }
+    let server = server.filter(|_| crate::settings::query_server_enabled(repo));
+    if server.is_some() {
+        if let Some(answer) = crate::client::history(&state.socket(), query, head.clone()) {
+            return Ok(History {
+                entries: answer.entries,
+                head_indexed: answer.head_indexed,
+            });
+        }
+    }
+    let store = open::for_reading(repo, Duration::from_secs(10))?;
+    let entries = store.history(query)?;
+    let head_indexed = head.and_then(|h| store.has_commit(&h).ok());
+    drop(store);
+    if let Some(program) = server {
+        let work_dir = repo.work_dir().unwrap_or_else(|| repo.common_dir());
+        crate::client::spawn(&state.socket(), program, &work_dir);
+    }
+    Ok(History {
+        entries,
+        head_indexed,
+    })
+}
+
+/// The diff of one symbol between a history entry's commit and its first
+/// parent (`log -p`).
+pub fn symbol_patch(repo: &Repo, entry: &HistoryEntry) -> Result<String, String> {
+    let commit = repo
+        .resolve_commit(&entry.commit)
+        .map_err(|e| e.to_string())?;
+    let info = repo.commit(commit).map_err(|e| e.to_string())?;
+    let mut differ = SymbolDiffer::new(repo, Default::default()).map_err(|e| e.to_string())?;
+    let source = |differ: &mut SymbolDiffer<'_>, at, path: &str| {
+        differ
+            .symbol_source(at, path, &entry.qualname, entry.kind, &entry.sig)
+            .map_err(|e| e.to_string())
+    };
+    let new = match entry.status {
+        Status::Deleted => None,
+        _ => source(&mut differ, commit, &entry.path)?,
+    };
+    let old_path = entry.old_path.as_deref().unwrap_or(&entry.path);
+    let old = match info.parents.first() {
+        Some(&parent) if repo.gix().has_object(parent) => source(&mut differ, parent, old_path)?,
+        _ => None,
+    };
+    Ok(diffidx_core::git::hunks::unified_diff(
+        old.as_deref().unwrap_or(""),
+        new.as_deref().unwrap_or(""),
+    ))
+}

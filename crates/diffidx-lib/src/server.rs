@@ -1,0 +1,302 @@
+//! The query server: a long-lived reader that answers history queries from
+//! an open store (`git diffidx serve`); its client is `crate::client`.
+//!
+//! Opening the Kuzu store costs about 30 ms and the first query about 10 ms
+//! more: most of a `log --symbol` run. A process that keeps the store open
+//! answers in a few milliseconds. Kuzu lets one process write or several
+//! read, never both, so the reader yields to writers: every read-write open
+//! first asks it to close the store (`client::release`); it tries to reopen
+//! on the next query and every 100 ms after a release, which fails
+//! (harmlessly) while a writer has the store. It never takes the writer
+//! lock, so the hooks' hand-over between writers is not disturbed.
+//!
+//! The server exits when idle, or when its socket is removed or replaced
+//! (the repository was deleted, another server took over).
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use diffidx_core::git::Repo;
+use diffidx_core::SymbolQuery;
+
+use crate::client::{self, MAX_SOCKET_PATH};
+use crate::protocol::{Request, Response};
+use crate::state::{StateDir, StateError};
+use crate::store::{Reader, Store, StoreError};
+
+/// Serves history queries until idle for `idle`, or until the socket is
+/// removed or replaced. `on_request` hears of every request (for `serve`'s
+/// output). Returns at once when another server is already running.
+pub fn serve(
+    repo: &Repo,
+    idle: Duration,
+    mut on_request: impl FnMut(&str),
+) -> Result<(), StateError> {
+    let state = StateDir::of(repo);
+    let path = state.socket();
+    let io_error = |source| StateError::Io {
+        path: path.clone(),
+        source,
+    };
+    if path.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(io_error(std::io::Error::other(
+            "the socket path is too long for a Unix socket",
+        )));
+    }
+    if client::is_running(&path) {
+        on_request("another server is already running");
+        return Ok(());
+    }
+    // Never create anything where there is no store: the repository may be
+    // on its way out (a temp dir being deleted).
+    let store = state.store();
+    if !store.exists() {
+        return Err(StateError::Io {
+            path: store,
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no index here yet; run `git diffidx init` or `git diffidx index` first",
+            ),
+        });
+    }
+    let _ = std::fs::remove_file(&path); // a dead server's
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(io_error)?;
+    runtime.block_on(async {
+        let listener = tokio::net::UnixListener::bind(&path).map_err(io_error)?;
+        let inode = std::fs::metadata(&path).map_err(io_error)?.ino();
+        let mut clients = Clients {
+            listener,
+            path: &path,
+            store: &store,
+            inode,
+            idle,
+            last: Instant::now(),
+            reopen_when_free: false,
+        };
+        // Closed: answer what needs no store; open it for a history query,
+        // or (tried on ticks) once the writer that asked for it is done.
+        let mut last_query: Option<SymbolQuery> = None;
+        while let Some(event) = clients.next().await {
+            let pending = match event {
+                Event::Reopen => None,
+                Event::Client(stream, Ok(Request::History { query, head })) => {
+                    Some((stream, query, head))
+                }
+                Event::Client(stream, other) => {
+                    answer_closed(&stream, other, &mut on_request);
+                    continue;
+                }
+            };
+            let store = match open_read_only(&state) {
+                Ok(store) => store,
+                Err(response) => {
+                    match pending {
+                        Some((stream, query, _)) => {
+                            answer_history(&stream, &query, response, &mut on_request)
+                        }
+                        None if response.busy => clients.reopen_when_free = true,
+                        None => {}
+                    }
+                    continue;
+                }
+            };
+            let reader = match store.reader() {
+                Ok(reader) => reader,
+                Err(e) => {
+                    if let Some((stream, query, _)) = pending {
+                        answer_history(
+                            &stream,
+                            &query,
+                            Response::failure(e.to_string()),
+                            &mut on_request,
+                        );
+                    }
+                    continue;
+                }
+            };
+            clients.reopen_when_free = false;
+            if pending.is_none() {
+                // Warm the statements the last query used.
+                if let Some(query) = &last_query {
+                    let _ = read_history(&reader, query, None);
+                }
+                on_request("reopened the store after a writer");
+            }
+            // Open: answer from the reader until a writer asks for the store
+            // (or a query fails: reopen for the next one).
+            let mut pending = pending;
+            loop {
+                if let Some((stream, query, head)) = pending.take() {
+                    let response = read_history(&reader, &query, head.as_deref());
+                    let failed = !response.ok;
+                    answer_history(&stream, &query, response, &mut on_request);
+                    last_query = Some(query);
+                    if failed {
+                        break;
+                    }
+                }
+                let Some(event) = clients.next().await else {
+                    return Ok(());
+                };
+                match event {
+                    Event::Reopen => {}
+                    Event::Client(stream, Ok(Request::History { query, head })) => {
+                        pending = Some((stream, query, head))
+                    }
+                    Event::Client(stream, Ok(Request::Release)) => {
+                        drop(reader);
+                        drop(store);
+                        send(&stream, &Response::success());
+                        on_request("released the store to a writer");
+                        clients.reopen_when_free = true;
+                        break;
+                    }
+                    Event::Client(stream, other) => answer_closed(&stream, other, &mut on_request),
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// What wakes the server.
+enum Event {
+    Client(UnixStream, Result<Request, String>),
+    /// Time to try reopening the store a writer had closed.
+    Reopen,
+}
+
+/// Accepts clients and reads their request, minding idleness, the socket,
+/// and the writer the store was released to.
+struct Clients<'p> {
+    listener: tokio::net::UnixListener,
+    path: &'p Path,
+    /// The store file: gone means the repository (or its index) is gone.
+    store: &'p Path,
+    inode: u64,
+    idle: Duration,
+    last: Instant,
+    /// The store was released to a writer: try to reopen it on every tick
+    /// (the open fails while the writer has it).
+    reopen_when_free: bool,
+}
+
+impl Clients<'_> {
+    /// The next event; `None` when the server should stop.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            let tick = if self.reopen_when_free { 100 } else { 500 };
+            match tokio::time::timeout(Duration::from_millis(tick), self.listener.accept()).await {
+                Ok(Ok((stream, _))) => {
+                    self.last = Instant::now();
+                    let Ok(stream) = stream.into_std() else {
+                        continue;
+                    };
+                    if stream.set_nonblocking(false).is_err() {
+                        continue;
+                    }
+                    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+                    let mut line = String::new();
+                    if BufReader::new(&stream).read_line(&mut line).is_err() {
+                        continue;
+                    }
+                    let request =
+                        serde_json::from_str(&line).map_err(|e| format!("not a request: {e}"));
+                    return Some(Event::Client(stream, request));
+                }
+                Ok(Err(_)) => {} // a client that went away
+                Err(_elapsed) => {
+                    let ours = std::fs::metadata(self.path).is_ok_and(|m| m.ino() == self.inode);
+                    if !ours {
+                        return None;
+                    }
+                    if self.last.elapsed() >= self.idle || !self.store.exists() {
+                        let _ = std::fs::remove_file(self.path);
+                        return None;
+                    }
+                    if self.reopen_when_free {
+                        self.reopen_when_free = false;
+                        return Some(Event::Reopen);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Opens the store for reading, unless a writer has it (Kuzu refuses then):
+/// that is "busy". Changes a killed writer left to replay are not replayed
+/// here (that takes the writer lock); the client's direct path does it.
+fn open_read_only(state: &StateDir) -> Result<Store, Response> {
+    match crate::open::read_only_now(state) {
+        Ok(store) => Ok(store),
+        Err(StoreError::Locked { .. }) => Err(Response {
+            busy: true,
+            ..Response::default()
+        }),
+        Err(e) => Err(Response::failure(e.to_string())),
+    }
+}
+
+fn read_history(reader: &Reader<'_>, query: &SymbolQuery, head: Option<&str>) -> Response {
+    match reader.history(query) {
+        Ok(entries) => Response {
+            ok: true,
+            entries,
+            head_indexed: head.and_then(|sha| reader.has_commit(sha).ok()),
+            ..Response::default()
+        },
+        Err(e) => Response::failure(e.to_string()),
+    }
+}
+
+fn answer_history(
+    stream: &UnixStream,
+    query: &SymbolQuery,
+    response: Response,
+    on_request: &mut impl FnMut(&str),
+) {
+    send(stream, &response);
+    let outcome = if response.ok {
+        format!("{} entries", response.entries.len())
+    } else if response.busy {
+        "busy (a writer holds the store)".to_string()
+    } else {
+        response.error.unwrap_or_default()
+    };
+    on_request(&format!("history of {}: {outcome}", query.name));
+}
+
+/// Requests that need no open store.
+fn answer_closed(
+    stream: &UnixStream,
+    request: Result<Request, String>,
+    on_request: &mut impl FnMut(&str),
+) {
+    match request {
+        Ok(Request::Ping) => send(stream, &Response::success()),
+        Ok(Request::Release) => {
+            send(stream, &Response::success());
+            on_request("release: the store was not open");
+        }
+        Ok(Request::History { .. }) => send(stream, &Response::failure("unexpected".into())),
+        Err(error) => {
+            on_request(&error);
+            send(stream, &Response::failure(error));
+        }
+    }
+}
+
+fn send(mut stream: &UnixStream, response: &Response) {
+    if let Ok(mut text) = serde_json::to_string(response) {
+        text.push('\n');
+        let _ = stream.write_all(text.as_bytes());
+    }
+}

@@ -1,0 +1,27 @@
+//! Settings read from git config that more than one command applies.
+
+use diffidx_core::git::Repo;
+use diffidx_core::DiffOptions;
+
+/// The diff options for `repo`: `max_file_size` when given (a flag), else
+/// git config `diffidx.maxFileSize`, else the default (1 MiB).
+pub fn diff_options(repo: &Repo, max_file_size: Option<usize>) -> DiffOptions {
+    let mut options = DiffOptions::default();
+    let configured = repo
+        .config_integer("diffidx.maxFileSize")
+        .and_then(|v| usize::try_from(v).ok());
+    if let Some(limit) = max_file_size.or(configured) {
+        options.max_file_size = limit;
+    }
+    options
+}
+
+/// Whether commands may use the query server: not with `DIFFIDX_SERVER=off`
+/// or git config `diffidx.server false`.
+pub fn query_server_enabled(repo: &Repo) -> bool {
+    let off = |v: &str| matches!(v.trim(), "off" | "false" | "0" | "no");
+    !std::env::var("DIFFIDX_SERVER").is_ok_and(|v| off(&v))
+        && !repo
+            .config_string("diffidx.server")
+            .is_some_and(|v| off(&v))
+}

@@ -1,0 +1,153 @@
+//! The state directory `.git/diffidx/`: where the store, the writer lock,
+//! the query server's socket and the hooks' logs live.
+//!
+//! One writer at a time: the lock is an OS file lock, released by the kernel
+//! even when a writer is killed. Opening the store (which also needs the
+//! query server to let go of it) is in [`crate::open`].
+
+use std::fs::File;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use diffidx_core::git::Repo;
+
+/// Failures of the state directory itself.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("cannot use {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("another diffidx is indexing this repository")]
+    Busy,
+}
+
+/// The paths of one repository's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateDir {
+    dir: PathBuf,
+}
+
+impl StateDir {
+    /// `.git/diffidx/` of `repo` (the common dir, shared by worktrees).
+    pub fn of(repo: &Repo) -> StateDir {
+        StateDir {
+            dir: repo.common_dir().join("diffidx"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The Kuzu store.
+    pub fn store(&self) -> PathBuf {
+        self.dir.join("graph.kuzu")
+    }
+
+    /// The query server's Unix socket.
+    pub fn socket(&self) -> PathBuf {
+        self.dir.join("query.sock")
+    }
+
+    /// A hook run found the writer busy: the writer runs once more.
+    pub fn pending(&self) -> PathBuf {
+        self.dir.join("pending")
+    }
+
+    /// Per-target watermarks of the Neo4j push.
+    pub fn neo4j(&self) -> PathBuf {
+        self.dir.join("neo4j")
+    }
+
+    fn hook_log(&self) -> PathBuf {
+        self.dir.join("hook.log")
+    }
+
+    fn last_error_file(&self) -> PathBuf {
+        self.dir.join("last-error")
+    }
+
+    /// Creates the directory.
+    pub fn create(&self) -> Result<(), StateError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| StateError::Io {
+            path: self.dir.clone(),
+            source,
+        })
+    }
+
+    /// The last error a background (hook) run recorded, if the latest run failed.
+    pub fn last_error(&self) -> Option<String> {
+        std::fs::read_to_string(self.last_error_file())
+            .ok()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+    }
+
+    /// Records the outcome of a background run: `Err` is kept as the last
+    /// error (shown by `status`), `Ok` clears it.
+    pub fn record_outcome(&self, outcome: Result<&str, &str>) {
+        let line = match outcome {
+            Ok(line) => format!("ok: {line}"),
+            Err(line) => format!("error: {line}"),
+        };
+        self.log(&line);
+        match outcome {
+            Ok(_) => {
+                let _ = std::fs::remove_file(self.last_error_file());
+            }
+            Err(e) => {
+                let _ = std::fs::write(self.last_error_file(), format!("{e}\n"));
+            }
+        }
+    }
+
+    /// Appends a line to `hook.log` (kept under 1 MiB by rotating it once).
+    pub fn log(&self, line: &str) {
+        let log = self.hook_log();
+        if std::fs::metadata(&log).is_ok_and(|m| m.len() > 1024 * 1024) {
+            let _ = std::fs::rename(&log, self.dir.join("hook.log.old"));
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        if let Ok(mut f) = File::options().create(true).append(true).open(&log) {
+            let _ = writeln!(f, "{now} {line}");
+        }
+    }
+}
+
+/// The writer lock. Dropping it releases it.
+pub struct WriterLock {
+    _file: File,
+}
+
+impl WriterLock {
+    /// Takes the lock, waiting for another writer when `wait` is true.
+    pub fn acquire(state: &StateDir, wait: bool) -> Result<WriterLock, StateError> {
+        state.create()?;
+        let path = state.dir.join("index.lock");
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| StateError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        if wait {
+            file.lock()
+                .map_err(|source| StateError::Io { path, source })?;
+        } else if let Err(e) = file.try_lock() {
+            return match e {
+                std::fs::TryLockError::WouldBlock => Err(StateError::Busy),
+                std::fs::TryLockError::Error(source) => Err(StateError::Io { path, source }),
+            };
+        }
+        Ok(WriterLock { _file: file })
+    }
+}

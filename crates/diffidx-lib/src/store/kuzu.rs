@@ -1,0 +1,110 @@
+//! Kuzu values and statements: the only place that builds `kuzu::Value`s.
+
+use kuzu::{Connection, LogicalType, PreparedStatement, Value};
+
+use super::{Result, StoreError};
+use crate::graph::{Prop, Row};
+
+pub fn string(s: &str) -> Value {
+    Value::String(s.to_owned())
+}
+
+/// A sorted list of strings (sorted, so equal sets make equal statements).
+pub fn string_list<'a>(items: impl IntoIterator<Item = &'a String>) -> Value {
+    let mut sorted: Vec<&String> = items.into_iter().collect();
+    sorted.sort();
+    Value::List(
+        LogicalType::String,
+        sorted.into_iter().map(|s| string(s)).collect(),
+    )
+}
+
+fn prop(p: Prop<'_>) -> Value {
+    match p {
+        Prop::Str(s) => string(s),
+        Prop::Int(n) => Value::Int64(n),
+        Prop::Bool(b) => Value::Bool(b),
+    }
+}
+
+/// A graph row as a struct value, for `UNWIND $rows AS r`.
+pub fn row(r: &impl Row) -> Value {
+    row_of(r.props())
+}
+
+/// A struct value from named properties.
+pub fn row_of(props: Vec<(&'static str, Prop<'_>)>) -> Value {
+    Value::Struct(
+        props
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), prop(v)))
+            .collect(),
+    )
+}
+
+pub fn as_string(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+pub fn as_i64(value: &Value) -> Option<i64> {
+    match value {
+        Value::Int64(n) => Some(*n),
+        Value::Int32(n) => Some((*n).into()),
+        Value::UInt64(n) => i64::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
+pub fn as_u32(value: &Value) -> u32 {
+    as_i64(value)
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(0)
+}
+
+fn error(what: &'static str, e: kuzu::Error) -> StoreError {
+    StoreError::Query {
+        what,
+        reason: e.to_string(),
+    }
+}
+
+pub fn prepare(conn: &Connection<'_>, q: &str) -> Result<PreparedStatement> {
+    conn.prepare(q).map_err(|e| error("prepare", e))
+}
+
+pub fn execute(
+    conn: &Connection<'_>,
+    what: &'static str,
+    stmt: &mut PreparedStatement,
+    params: Vec<(&str, Value)>,
+) -> Result<Vec<Vec<Value>>> {
+    let result = conn.execute(stmt, params).map_err(|e| error(what, e))?;
+    Ok(result.collect())
+}
+
+pub fn query(conn: &Connection<'_>, what: &'static str, q: &str) -> Result<Vec<Vec<Value>>> {
+    let result = conn.query(q).map_err(|e| error(what, e))?;
+    Ok(result.collect())
+}
+
+pub fn run(conn: &Connection<'_>, what: &'static str, q: &str) -> Result<()> {
+    conn.query(q).map_err(|e| error(what, e))?;
+    Ok(())
+}
+
+/// `UNWIND`-batched upsert of `rows`, in chunks.
+pub fn upsert(conn: &Connection<'_>, what: &'static str, q: &str, rows: Vec<Value>) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut stmt = prepare(conn, q)?;
+    for chunk in rows.chunks(2000) {
+        let ty = LogicalType::from(&chunk[0]);
+        let list = Value::List(ty, chunk.to_vec());
+        execute(conn, what, &mut stmt, vec![("rows", list)])?;
+    }
+    Ok(())
+}

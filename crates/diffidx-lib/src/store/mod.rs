@@ -1,0 +1,203 @@
+//! The embedded Kuzu graph under `.git/diffidx/`: the queryable cache of the
+//! notes. Only this module knows Kuzu.
+//!
+//! Kuzu lets one process hold a database read-write at a time (a second open
+//! fails at once), so writers hold it only while they write and every open
+//! retries for a bounded time (`crate::open` adds the query server's
+//! hand-over and recovery on top). Each load is one transaction: a crash
+//! leaves the store as it was before the load, and the notes can always
+//! rebuild it. What is written comes from `crate::graph`, as for Neo4j.
+
+mod kuzu;
+mod load;
+mod read;
+mod schema;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use ::kuzu::{Connection, Database, SystemConfig};
+
+pub use read::{Counts, HistoryEntry, Reader};
+pub use schema::SCHEMA_VERSION;
+
+use self::kuzu::{as_string, execute, prepare, query, run, string};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "the store {} is in use by another diffidx process (waited {waited:?}); try again in a moment",
+        path.display()
+    )]
+    Locked { path: PathBuf, waited: Duration },
+    #[error("the store {} cannot be opened: {reason}; run `git diffidx rebuild` to recreate it from the notes", path.display())]
+    Unusable { path: PathBuf, reason: String },
+    /// A writer left changes to replay (it stopped, or is finishing); only a
+    /// read-write open replays them.
+    #[error("the store {} has changes to replay; run `git diffidx index` to recover it", path.display())]
+    NeedsReplay { path: PathBuf },
+    #[error("store query failed ({what}): {reason}")]
+    Query { what: &'static str, reason: String },
+}
+
+type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// How a store is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    ReadOnly,
+    ReadWrite,
+}
+
+pub struct Store {
+    db: Database,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed, for read-write) the store at `path`, retrying
+    /// while another process holds it, for at most `wait`.
+    pub fn open(path: &Path, access: Access, wait: Duration) -> Result<Store> {
+        if access == Access::ReadWrite {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| StoreError::Unusable {
+                    path: path.to_owned(),
+                    reason: e.to_string(),
+                })?;
+            }
+        }
+        let started = Instant::now();
+        let db = loop {
+            let config = SystemConfig::default()
+                .read_only(access == Access::ReadOnly)
+                .buffer_pool_size(256 * 1024 * 1024)
+                .max_num_threads(2);
+            match Database::new(path, config) {
+                Ok(db) => break db,
+                Err(e) => {
+                    let reason = e.to_string();
+                    let replay = reason.contains("replay") || reason.contains("shadow");
+                    if !reason.contains("lock") && !replay {
+                        return Err(StoreError::Unusable {
+                            path: path.to_owned(),
+                            reason,
+                        });
+                    }
+                    if started.elapsed() >= wait {
+                        return Err(if replay {
+                            StoreError::NeedsReplay {
+                                path: path.to_owned(),
+                            }
+                        } else {
+                            StoreError::Locked {
+                                path: path.to_owned(),
+                                waited: started.elapsed(),
+                            }
+                        });
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        };
+        let store = Store {
+            db,
+            path: path.to_owned(),
+        };
+        if access == Access::ReadWrite {
+            store.ensure_schema()?;
+        }
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn conn(&self) -> Result<Connection<'_>> {
+        Connection::new(&self.db).map_err(|e| StoreError::Query {
+            what: "connect",
+            reason: e.to_string(),
+        })
+    }
+
+    fn ensure_schema(&self) -> Result<()> {
+        let conn = self.conn()?;
+        for statement in schema::CREATE {
+            run(&conn, "create schema", statement)?;
+        }
+        match self.meta("schema")? {
+            None => set_meta(&conn, "schema", SCHEMA_VERSION),
+            Some(v) if v == SCHEMA_VERSION => Ok(()),
+            Some(v) => Err(StoreError::Unusable {
+                path: self.path.clone(),
+                reason: format!("it has schema version {v}, this diffidx writes {SCHEMA_VERSION}"),
+            }),
+        }
+    }
+
+    /// A value from the `Meta` table.
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        let conn = self.conn()?;
+        let mut stmt = prepare(&conn, "MATCH (m:Meta {key: $key}) RETURN m.value")?;
+        let rows = execute(&conn, "read meta", &mut stmt, vec![("key", string(key))])?;
+        Ok(rows.into_iter().next().and_then(|r| as_string(&r[0])))
+    }
+
+    /// The notes commit whose notes are all loaded.
+    pub fn loaded_notes_tip(&self) -> Result<Option<String>> {
+        self.meta("notes_tip")
+    }
+
+    /// Shas of every commit in the store.
+    pub fn commits(&self) -> Result<HashSet<String>> {
+        let conn = self.conn()?;
+        let rows = query(&conn, "list commits", "MATCH (c:Commit) RETURN c.sha")?;
+        Ok(rows.iter().filter_map(|r| as_string(&r[0])).collect())
+    }
+
+    /// A connection for queries that keeps its prepared statements, for a
+    /// process that answers many (the `serve` reader).
+    pub fn reader(&self) -> Result<Reader<'_>> {
+        Ok(Reader::new(self.conn()?))
+    }
+}
+
+fn set_meta(conn: &Connection<'_>, key: &str, value: &str) -> Result<()> {
+    let mut stmt = prepare(conn, "MERGE (m:Meta {key: $key}) SET m.value = $value")?;
+    execute(
+        conn,
+        "write meta",
+        &mut stmt,
+        vec![("key", string(key)), ("value", string(value))],
+    )?;
+    Ok(())
+}
+
+/// Removes (or moves aside, to `aside`) the store at `path` and its
+/// write-ahead log. The store must not be open.
+pub fn remove_files(path: &Path, aside: Option<&Path>) {
+    for suffix in ["", ".wal", ".shadow", ".tmp"] {
+        let file = PathBuf::from(format!("{}{suffix}", path.display()));
+        if !file.exists() {
+            continue;
+        }
+        match aside {
+            Some(aside) => {
+                let _ = std::fs::rename(&file, format!("{}{suffix}", aside.display()));
+            }
+            None => {
+                let _ = std::fs::remove_file(&file).or_else(|_| std::fs::remove_dir_all(&file));
+            }
+        }
+    }
+}
+
+/// The bytes the store takes on disk (the database and its log).
+pub fn disk_size(path: &Path) -> u64 {
+    ["", ".wal"]
+        .iter()
+        .filter_map(|s| std::fs::metadata(format!("{}{s}", path.display())).ok())
+        .map(|m| m.len())
+        .sum()
+}

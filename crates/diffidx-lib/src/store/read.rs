@@ -1,0 +1,212 @@
+//! Reading: symbol histories, counts and single symbols, each statement
+//! prepared once per connection.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use ::kuzu::{Connection, PreparedStatement, Value};
+use diffidx_core::{Status, SymbolKind, SymbolQuery};
+
+use super::kuzu::{as_i64, as_string, as_u32, execute, prepare, string, string_list};
+use super::{Result, Store};
+
+/// One line of a symbol's history.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HistoryEntry {
+    pub commit: String,
+    pub date: String,
+    pub author: String,
+    pub subject: String,
+    pub status: Status,
+    pub kind: SymbolKind,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_path: Option<String>,
+    pub qualname: String,
+    pub sig: String,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub commits: u64,
+    pub symbols: u64,
+    pub changes: u64,
+}
+
+/// Read queries on one connection, each statement prepared once (Kuzu's
+/// parse and plan cost several milliseconds per statement).
+pub struct Reader<'s> {
+    conn: Connection<'s>,
+    statements: RefCell<HashMap<String, PreparedStatement>>,
+}
+
+impl Store {
+    /// True when the store has loaded `sha`.
+    pub fn has_commit(&self, sha: &str) -> Result<bool> {
+        self.reader()?.has_commit(sha)
+    }
+
+    /// The history of the symbols matching `query`, following moves, newest first.
+    pub fn history(&self, query: &SymbolQuery) -> Result<Vec<HistoryEntry>> {
+        self.reader()?.history(query)
+    }
+
+    /// Node and relationship counts, for `status`.
+    pub fn counts(&self) -> Result<Counts> {
+        self.reader()?.counts()
+    }
+}
+
+impl<'s> Reader<'s> {
+    pub(super) fn new(conn: Connection<'s>) -> Reader<'s> {
+        Reader {
+            conn,
+            statements: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn run(
+        &self,
+        text: &str,
+        what: &'static str,
+        params: Vec<(&str, Value)>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let mut statements = self.statements.borrow_mut();
+        let stmt = match statements.entry(text.to_owned()) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(prepare(&self.conn, text)?),
+        };
+        execute(&self.conn, what, stmt, params)
+    }
+
+    /// True when the store has loaded `sha`.
+    pub fn has_commit(&self, sha: &str) -> Result<bool> {
+        let rows = self.run(
+            "MATCH (c:Commit {sha: $sha}) RETURN c.sha",
+            "find commit",
+            vec![("sha", string(sha))],
+        )?;
+        Ok(!rows.is_empty())
+    }
+
+    /// Node and relationship counts.
+    pub fn counts(&self) -> Result<Counts> {
+        let count = |what: &'static str, q: &str| -> Result<u64> {
+            let rows = self.run(q, what, Vec::new())?;
+            Ok(rows
+                .first()
+                .and_then(|r| as_i64(&r[0]))
+                .and_then(|n| u64::try_from(n).ok())
+                .unwrap_or(0))
+        };
+        Ok(Counts {
+            commits: count("count commits", "MATCH (c:Commit) RETURN count(c)")?,
+            symbols: count("count symbols", "MATCH (s:Symbol) RETURN count(s)")?,
+            changes: count(
+                "count changes",
+                "MATCH ()-[e:CHANGED_IN]->() RETURN count(e)",
+            )?,
+        })
+    }
+
+    /// Every property of one symbol, by name (for comparing backends).
+    pub fn symbol(&self, id: &str) -> Result<Option<BTreeMap<String, serde_json::Value>>> {
+        let rows = self.run(
+            "MATCH (s:Symbol {id: $id}) RETURN s",
+            "read symbol",
+            vec![("id", string(id))],
+        )?;
+        let Some(Value::Node(node)) = rows.into_iter().next().and_then(|r| r.into_iter().next())
+        else {
+            return Ok(None);
+        };
+        Ok(Some(
+            node.get_properties()
+                .iter()
+                .map(|(k, v)| {
+                    let json = match v {
+                        Value::String(s) => serde_json::Value::from(s.as_str()),
+                        Value::Bool(b) => serde_json::Value::from(*b),
+                        other => as_i64(other).map_or(serde_json::Value::Null, Into::into),
+                    };
+                    (k.clone(), json)
+                })
+                .collect(),
+        ))
+    }
+
+    /// The history of the symbols matching `query`, following moves, newest first.
+    pub fn history(&self, query: &SymbolQuery) -> Result<Vec<HistoryEntry>> {
+        // Candidates by own name (an equality scan), then the qualname rule.
+        let mut filters = vec!["s.name = $name".to_owned()];
+        let mut params = vec![("name", string(query.own_name()))];
+        if let Some(sig) = &query.sig {
+            filters.push("s.sig = $sig".into());
+            params.push(("sig", string(sig)));
+        }
+        if let Some(kind) = query.kind {
+            filters.push("s.kind = $kind".into());
+            params.push(("kind", string(kind.as_str())));
+        }
+        let matching = format!(
+            "MATCH (s:Symbol) WHERE {} RETURN s.id, s.qualname, s.path",
+            filters.join(" AND ")
+        );
+        let mut ids: HashSet<String> = self
+            .run(&matching, "match symbols", params)?
+            .iter()
+            .filter(|r| as_string(&r[1]).is_some_and(|q| query.matches(&q)))
+            .filter(|r| as_string(&r[2]).is_some_and(|p| query.matches_path(&p)))
+            .filter_map(|r| as_string(&r[0]))
+            .collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Follow moves both ways, one hop at a time: earlier and later identities.
+        let hop = "MATCH (a:Symbol)-[:MOVED_TO]-(b:Symbol) WHERE a.id IN $ids RETURN DISTINCT b.id";
+        let mut frontier = ids.clone();
+        for _ in 0..16 {
+            let next: HashSet<String> = self
+                .run(hop, "follow moves", vec![("ids", string_list(&frontier))])?
+                .iter()
+                .filter_map(|r| as_string(&r[0]))
+                .filter(|id| !ids.contains(id))
+                .collect();
+            if next.is_empty() {
+                break;
+            }
+            ids.extend(next.iter().cloned());
+            frontier = next;
+        }
+        let rows = self.run(
+            "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE s.id IN $ids \
+             RETURN c.sha, c.date, c.author, c.subject, e.status, s.kind, s.path, e.old_path, \
+             s.qualname, s.sig, e.start_line, e.end_line \
+             ORDER BY c.time DESC, c.seq DESC, s.path, e.start_line",
+            "read history",
+            vec![("ids", string_list(&ids))],
+        )?;
+        let text = |v: &Value| as_string(v).unwrap_or_default();
+        Ok(rows
+            .into_iter()
+            .filter_map(|r| {
+                Some(HistoryEntry {
+                    commit: text(&r[0]),
+                    date: text(&r[1]),
+                    author: text(&r[2]),
+                    subject: text(&r[3]),
+                    status: Status::parse(&text(&r[4]))?,
+                    kind: SymbolKind::parse(&text(&r[5]))?,
+                    path: text(&r[6]),
+                    old_path: as_string(&r[7]).filter(|p| !p.is_empty()),
+                    qualname: text(&r[8]),
+                    sig: text(&r[9]),
+                    start_line: as_u32(&r[10]),
+                    end_line: as_u32(&r[11]),
+                })
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,181 @@
+//! Push to a shared Neo4j (DESIGN.md §6). Only this module knows Bolt.
+//!
+//! The notes are what is pushed: every noted commit not yet pushed to this
+//! target, in batches of commits. Each batch becomes `crate::graph` rows (the
+//! same rows the store holds), written in one transaction of `UNWIND`
+//! `MERGE`s under uniqueness constraints, so a retried or repeated batch
+//! changes nothing. After a batch commits, its commits are appended to a
+//! per-target watermark file; a push that dies resumes from there.
+//! Credentials never appear in errors, logs or status.
+
+mod bolt;
+mod config;
+
+use std::collections::HashSet;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use diffidx_core::git::Repo;
+use diffidx_core::{CommitRecord, SymbolDiffer};
+
+pub use config::{normalize_url, repository_identity, Neo4jConfig};
+
+use crate::graph::GraphRows;
+use crate::state::StateDir;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    #[error("Neo4j configuration: {0}")]
+    Config(String),
+    #[error("cannot reach Neo4j at {uri}: {reason}; the push will resume from here next time")]
+    Unreachable { uri: String, reason: String },
+    #[error("Neo4j at {uri} refused the credentials of user '{user}' (or it is no Bolt server); check NEO4J_USERNAME and NEO4J_PASSWORD")]
+    Auth { uri: String, user: String },
+    #[error("Neo4j at {uri} failed ({what}): {reason}; the push will resume from here next time")]
+    Query {
+        uri: String,
+        what: &'static str,
+        reason: String,
+    },
+    #[error(transparent)]
+    State(#[from] crate::state::StateError),
+    #[error(transparent)]
+    Core(#[from] diffidx_core::Error),
+    #[error("cannot use {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+type Result<T, E = SyncError> = std::result::Result<T, E>;
+
+/// What a push did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PushReport {
+    pub commits: usize,
+    pub rows: usize,
+    pub transactions: usize,
+    pub already: usize,
+}
+
+/// Noted commits not pushed to this target yet.
+pub fn backlog(repo: &Repo, config: &Neo4jConfig) -> Result<usize> {
+    let pushed = read_watermark(&config.watermark_path(&StateDir::of(repo)))?;
+    let notes = repo.notes()?;
+    Ok(notes
+        .list()?
+        .iter()
+        .filter(|(c, _)| !pushed.contains(&c.to_string()))
+        .count())
+}
+
+/// Pushes when credentials are configured (`None` when they are not): what
+/// `index` and the hooks do after indexing.
+pub fn push_if_configured(repo: &Repo) -> Option<Result<PushReport>> {
+    match Neo4jConfig::from_env(repo) {
+        Ok(Some(config)) => Some(push(repo, &config)),
+        Ok(None) => None,
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// Pushes every noted commit not pushed yet, in order of commit time.
+pub fn push(repo: &Repo, config: &Neo4jConfig) -> Result<PushReport> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| SyncError::Io {
+            path: PathBuf::from("tokio runtime"),
+            source,
+        })?;
+    runtime.block_on(push_async(repo, config))
+}
+
+async fn push_async(repo: &Repo, config: &Neo4jConfig) -> Result<PushReport> {
+    let watermark = config.watermark_path(&StateDir::of(repo));
+    let pushed = read_watermark(&watermark)?;
+    let mut notes = repo.notes()?;
+    let mut todo = Vec::new();
+    let mut report = PushReport::default();
+    for (commit, _) in notes.list()? {
+        if pushed.contains(&commit.to_string()) {
+            report.already += 1;
+            continue;
+        }
+        let Ok(info) = repo.commit(commit) else {
+            continue;
+        };
+        if let Some(Ok(note)) = notes.read_validated(&info)? {
+            todo.push((info, note));
+        }
+    }
+    if todo.is_empty() {
+        return Ok(report);
+    }
+    todo.sort_by_key(|(info, _)| (info.time, info.id));
+    let graph = bolt::connect(config).await?;
+    bolt::ensure_constraints(&graph, config).await?;
+    // The files each note touched, as of its commit: the hierarchy around
+    // every change, as the store has it.
+    let mut differ = SymbolDiffer::new(repo, crate::settings::diff_options(repo, None))?;
+    let mut todo = todo.into_iter().peekable();
+    while todo.peek().is_some() {
+        // Commits per transaction: as many as fit the row budget, at least one.
+        let mut batch: Vec<CommitRecord> = Vec::new();
+        let mut rows = 0;
+        while let Some((info, note)) = todo.next_if(|(_, n)| {
+            batch.is_empty() || rows + n.deltas.len() * 3 + 2 <= config.batch_rows
+        }) {
+            rows += note.deltas.len() * 3 + 2;
+            let files = differ.snapshot_files(&info, &note)?;
+            batch.push(CommitRecord { info, note, files });
+        }
+        let graph_rows = GraphRows::from_records(&batch);
+        let sent =
+            bolt::with_retries(config, || bolt::write_rows(&graph, config, &graph_rows)).await?;
+        append_watermark(&watermark, batch.iter().map(|r| r.info.id.to_string()))?;
+        report.commits += batch.len();
+        report.rows += sent;
+        report.transactions += 1;
+    }
+    Ok(report)
+}
+
+fn read_watermark(path: &std::path::Path) -> Result<HashSet<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text
+            .lines()
+            .map(str::to_owned)
+            .filter(|l| l.len() == 40)
+            .collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HashSet::new()),
+        Err(source) => Err(SyncError::Io {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+fn append_watermark(path: &std::path::Path, shas: impl Iterator<Item = String>) -> Result<()> {
+    let io = |source| SyncError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let mut file = std::fs::File::options()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io)?;
+    let mut text = String::new();
+    for sha in shas {
+        text.push_str(&sha);
+        text.push('\n');
+    }
+    file.write_all(text.as_bytes()).map_err(io)?;
+    file.sync_data().map_err(io)
+}

@@ -1,0 +1,266 @@
+//! What the subcommands share: the global context, flags used by several
+//! commands, output, terminal styles, progress, summaries and exit codes.
+//! Subcommands import this module, never each other.
+//!
+//! Exit codes: 0 ok, 1 failure, 2 usage or configuration error.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::Args;
+use diffidx_core::git::Repo;
+use diffidx_core::Status;
+use diffidx_lib::index::{IndexReport, Progress};
+use diffidx_lib::sync::Neo4jConfig;
+
+#[derive(Args)]
+pub struct LimitArgs {
+    /// Skip (and report) files larger than this many bytes; git config
+    /// `diffidx.maxFileSize`; default 1 MiB.
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_size: Option<usize>,
+}
+
+impl LimitArgs {
+    pub fn options(&self, repo: &Repo) -> diffidx_core::DiffOptions {
+        diffidx_lib::settings::diff_options(repo, self.max_file_size)
+    }
+}
+
+/// Global context every subcommand gets.
+pub struct Context {
+    pub dir: PathBuf,
+    pub style: Style,
+    pub stderr_is_terminal: bool,
+}
+
+impl Context {
+    pub fn open_repo(&self) -> Result<Repo, diffidx_core::Error> {
+        Repo::discover(&self.dir)
+    }
+}
+
+/// Writes to stdout, treating a closed pipe (`| head`) as success.
+pub fn print(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => {
+            use anyhow::Context as _;
+            other.context("cannot write to standard output")
+        }
+    }
+}
+
+/// A usage or configuration error detected after flag parsing.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// 2 for errors in what the user asked for, 1 for everything else.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    use diffidx_core::Error as E;
+    match err.downcast_ref::<E>() {
+        Some(E::UnknownRevision { .. } | E::OpenRepository { .. }) => 2,
+        None if matches!(
+            err.downcast_ref::<diffidx_lib::index::IndexError>(),
+            Some(diffidx_lib::index::IndexError::Core(
+                E::UnknownRevision { .. } | E::OpenRepository { .. }
+            ))
+        ) =>
+        {
+            2
+        }
+        _ if matches!(
+            err.downcast_ref::<diffidx_lib::query::QueryError>(),
+            Some(diffidx_lib::query::QueryError::NoIndex)
+        ) =>
+        {
+            2
+        }
+        _ if err.downcast_ref::<UsageError>().is_some() => 2,
+        _ if matches!(
+            err.downcast_ref::<diffidx_github::GithubError>(),
+            Some(
+                diffidx_github::GithubError::Config(_)
+                    | diffidx_github::GithubError::EventFile { .. }
+            )
+        ) =>
+        {
+            2
+        }
+        _ if matches!(
+            err.downcast_ref::<diffidx_lib::sync::SyncError>(),
+            Some(diffidx_lib::sync::SyncError::Config(_))
+        ) =>
+        {
+            2
+        }
+        _ => 1,
+    }
+}
+
+/// Terminal styling: colors only on a terminal, never with `NO_COLOR`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    color: bool,
+}
+
+impl Style {
+    pub fn for_stdout(choice: ColorChoice) -> Style {
+        let color = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stdout().is_terminal()
+            }
+        };
+        Style { color }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    pub fn status(&self, status: Status, text: &str) -> String {
+        let code = match status {
+            Status::Added => "1;32",
+            Status::Modified => "1;33",
+            Status::Deleted => "1;31",
+            Status::Moved => "1;36",
+            Status::Unchanged => "0",
+        };
+        self.paint(code, text)
+    }
+
+    pub fn bold(&self, text: &str) -> String {
+        self.paint("1", text)
+    }
+
+    pub fn dim(&self, text: &str) -> String {
+        self.paint("2", text)
+    }
+
+    pub fn warn(&self, text: &str) -> String {
+        self.paint("33", text)
+    }
+}
+
+/// Seconds since the epoch `days` days ago.
+pub fn days_ago(days: u64) -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    now - (days as i64) * 86_400
+}
+
+/// The end-of-run summary of `index` and `init`.
+pub fn index_summary(report: &IndexReport) -> String {
+    let mut out = String::new();
+    let indexed = report.computed + report.imported;
+    if indexed == 0 && report.loaded == 0 {
+        out.push_str("already up to date\n");
+    } else {
+        out.push_str(&format!(
+            "indexed {indexed} commits ({} computed, {} from existing notes), {} loaded into the store\n",
+            report.computed, report.imported, report.loaded
+        ));
+    }
+    for (commit, reason) in &report.rejected {
+        out.push_str(&format!(
+            "warning: the note of {commit} was rejected and recomputed: {reason}\n"
+        ));
+    }
+    if !report.shallow.is_empty() {
+        out.push_str(&format!(
+            "warning: {} commits at the shallow clone's boundary were not indexed (their parents are missing); \
+             run `git fetch --unshallow` to index them\n",
+            report.shallow.len()
+        ));
+    }
+    out
+}
+
+/// A progress bar on a terminal's stderr, nothing elsewhere.
+pub struct Bar {
+    enabled: bool,
+    total: usize,
+    last_percent: usize,
+}
+
+impl Bar {
+    pub fn new(enabled: bool) -> Bar {
+        Bar {
+            enabled,
+            total: 0,
+            last_percent: usize::MAX,
+        }
+    }
+
+    pub fn finish(&self) {
+        if self.enabled && self.total > 0 {
+            eprintln!();
+        }
+    }
+}
+
+impl Progress for Bar {
+    fn start(&mut self, total: usize) {
+        self.total = total;
+    }
+
+    fn advance(&mut self, done: usize) {
+        if !self.enabled || self.total == 0 {
+            return;
+        }
+        let percent = done * 100 / self.total;
+        if percent != self.last_percent {
+            self.last_percent = percent;
+            let filled = percent / 4;
+            eprint!(
+                "\rindexing [{}{}] {done}/{} commits",
+                "#".repeat(filled),
+                " ".repeat(25 - filled),
+                self.total
+            );
+        }
+    }
+}
+
+/// The end-of-run summary of a push.
+pub fn push_summary(
+    report: &diffidx_lib::sync::PushReport,
+    config: &Neo4jConfig,
+    took: std::time::Duration,
+) -> String {
+    if report.commits == 0 {
+        format!(
+            "Neo4j at {} is up to date ({} commits pushed before)",
+            config.uri, report.already
+        )
+    } else {
+        format!(
+            "pushed {} commits ({} rows in {} transactions) to {} as {} in {:.1} s",
+            report.commits,
+            report.rows,
+            report.transactions,
+            config.uri,
+            config.repo_id,
+            took.as_secs_f64()
+        )
+    }
+}
