@@ -341,17 +341,16 @@ pub fn blob_url(links: &LinkBase, sha: &str, path: &str, start: u32, end: u32) -
     )
 }
 
-/// Percent-encodes every byte outside RFC 3986's unreserved set.
+/// Every byte outside RFC 3986's unreserved set (`A-Z a-z 0-9 - . _ ~`).
+const NOT_UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Percent-encodes one path segment.
 fn percent_encode(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    for byte in segment.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(segment, NOT_UNRESERVED).to_string()
 }
 
 #[cfg(test)]
