@@ -38,15 +38,13 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<()> {
         eprint!("{}", index_summary(&report));
     }
     // With Neo4j credentials, push too; a Neo4j that is down does not fail indexing.
-    if let Some(config) = diffidx_lib::sync::Neo4jConfig::from_env(&repo)? {
-        let started = std::time::Instant::now();
-        match diffidx_lib::sync::push(&repo, &config) {
-            Ok(pushed) if !args.quiet => {
-                eprintln!("{}", push_summary(&pushed, &config, started.elapsed()))
-            }
-            Ok(_) => {}
-            Err(e) => eprintln!("warning: {e}; run `git diffidx push` to retry"),
+    let started = std::time::Instant::now();
+    match diffidx_lib::sync::push_if_configured(&repo)? {
+        Some((config, Ok(pushed))) if !args.quiet => {
+            eprintln!("{}", push_summary(&pushed, &config, started.elapsed()))
         }
+        Some((_, Err(e))) => eprintln!("warning: {e}; run `git diffidx push` to retry"),
+        _ => {}
     }
     Ok(())
 }

@@ -190,9 +190,11 @@ pub fn run(repo: &Repo, options: &IndexOptions) -> Result<(), IndexError> {
                     r.computed, r.imported, r.loaded
                 );
                 match crate::sync::push_if_configured(repo) {
-                    Some(Ok(pushed)) => line.push_str(&format!(", {} pushed", pushed.commits)),
-                    Some(Err(e)) => state.log(&format!("push failed: {e}")),
-                    None => {}
+                    Ok(Some((_, Ok(pushed)))) => {
+                        line.push_str(&format!(", {} pushed", pushed.commits))
+                    }
+                    Ok(Some((_, Err(e)))) | Err(e) => state.log(&format!("push failed: {e}")),
+                    Ok(None) => {}
                 }
                 state.record_outcome(Ok(&line));
             }

@@ -71,14 +71,15 @@ pub fn backlog(repo: &Repo, config: &Neo4jConfig) -> Result<usize> {
         .count())
 }
 
-/// Pushes when credentials are configured (`None` when they are not): what
-/// `index` and the hooks do after indexing.
-pub fn push_if_configured(repo: &Repo) -> Option<Result<PushReport>> {
-    match Neo4jConfig::from_env(repo) {
-        Ok(Some(config)) => Some(push(repo, &config)),
-        Ok(None) => None,
-        Err(e) => Some(Err(e)),
-    }
+/// What `index` and the hooks do after indexing: push when credentials are
+/// configured. `Ok(None)` without credentials; `Err` for a configuration
+/// error; otherwise the target and how the push went (a Neo4j that is down
+/// must not fail the indexing that came before, so the caller decides).
+pub fn push_if_configured(repo: &Repo) -> Result<Option<(Neo4jConfig, Result<PushReport>)>> {
+    Ok(Neo4jConfig::from_env(repo)?.map(|config| {
+        let pushed = push(repo, &config);
+        (config, pushed)
+    }))
 }
 
 /// Pushes every noted commit not pushed yet, in order of commit time.
