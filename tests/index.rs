@@ -628,3 +628,30 @@ fn hooks_install_writes_the_scripts_of_the_hooks_directory() {
     repo.ok(&["hooks", "uninstall"]);
     assert!(!repo.path().join(".git/hooks/post-commit").exists());
 }
+
+#[test]
+fn log_orders_a_signature_change_the_same_way_every_time() {
+    let mut repo = TestRepo::new();
+    repo.write("A.cs", "class Foo {\n void Bar(int x) { }\n}\n");
+    repo.commit("add");
+    repo.write("A.cs", "class Foo {\n void Bar(long x) { }\n}\n");
+    repo.commit("change the signature");
+    repo.ok(&["index", "-q"]);
+    for _ in 0..10 {
+        let out = repo.ok(&["log", "--symbol", "Foo.Bar", "--json"]);
+        let statuses: Vec<String> = json(&out)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {}",
+                    e["status"].as_str().unwrap(),
+                    e["sig"].as_str().unwrap()
+                )
+            })
+            .collect();
+        // Newest first; within the commit, ADDED before DELETED on the same line.
+        assert_eq!(statuses, ["ADDED (long)", "DELETED (int)", "ADDED (int)"]);
+    }
+}

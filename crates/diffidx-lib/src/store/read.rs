@@ -180,11 +180,13 @@ impl<'s> Reader<'s> {
             ids.extend(next.iter().cloned());
             frontier = next;
         }
+        // Ties (a signature change is a DELETED and an ADDED on one line)
+        // are broken by status and id: the same store gives the same answer.
         let rows = self.run(
             "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE s.id IN $ids \
              RETURN c.sha, c.date, c.author, c.subject, e.status, s.kind, s.path, e.old_path, \
              s.qualname, s.sig, e.start_line, e.end_line \
-             ORDER BY c.time DESC, c.seq DESC, s.path, e.start_line",
+             ORDER BY c.time DESC, c.seq DESC, s.path, e.start_line, e.status, s.id",
             "read history",
             vec![("ids", string_list(&ids))],
         )?;
