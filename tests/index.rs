@@ -655,3 +655,31 @@ fn log_orders_a_signature_change_the_same_way_every_time() {
         assert_eq!(statuses, ["ADDED (long)", "DELETED (int)", "ADDED (int)"]);
     }
 }
+
+#[test]
+fn log_rejects_names_that_name_no_symbol_and_unknown_kinds() {
+    let mut repo = TestRepo::new();
+    repo.write("A.cs", "class Foo { void Bar() { } }\n");
+    repo.commit("add");
+    repo.ok(&["index", "-q"]);
+    for name in ["", "   ", "::", ".", "Foo.", "#2"] {
+        let out = repo.diffidx(&["log", "--symbol", name]);
+        assert_eq!(out.status.code(), Some(2), "{name:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("names no symbol"),
+            "{name:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = repo.diffidx(&["log", "--symbol", "Foo.Bar", "--kind", "lambda"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown kind \"lambda\"") && stderr.contains("method"),
+        "{stderr}"
+    );
+    // A valid name and kind still answer.
+    assert!(repo
+        .ok(&["log", "--symbol", "Foo.Bar", "--kind", "method"])
+        .contains("ADDED"));
+}

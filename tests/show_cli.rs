@@ -270,3 +270,37 @@ fn colors_only_when_asked_or_on_a_terminal() {
     let colored = repo.ok(&["show", "--color", "always"]);
     assert!(colored.contains("\x1b[1;33mMODIFIED"));
 }
+
+#[test]
+fn control_and_bidi_characters_from_the_repository_are_printed_escaped() {
+    let mut repo = TestRepo::new();
+    // A file name and a commit subject that would clear the screen and
+    // reverse the text if printed raw.
+    let evil = "src/x\u{1b}[2J\u{202e}sr.rs";
+    repo.write(evil, "fn run() {}\n");
+    repo.commit("add \u{1b}]0;pwned\u{7} run");
+    repo.write(evil, "fn run() { go(); }\n");
+    repo.commit("edit run");
+    repo.ok(&["index", "-q"]);
+    for args in [
+        &["show", "HEAD~1"][..],
+        &["show", "HEAD"],
+        &["log", "--symbol", "run"],
+        &["log", "--symbol", "run", "-p"],
+    ] {
+        let out = repo.ok(args);
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{202e}') && !out.contains('\u{7}'),
+            "{args:?}: {out:?}"
+        );
+        assert!(
+            out.contains("src/x\\u{1b}[2J\\u{202e}sr.rs"),
+            "{args:?}: {out}"
+        );
+    }
+    let log = repo.ok(&["log", "--symbol", "run"]);
+    assert!(log.contains("add \\u{1b}]0;pwned\\u{7} run"), "{log}");
+    // --json keeps the exact text (JSON escapes it).
+    let json = repo.ok(&["log", "--symbol", "run", "--json"]);
+    assert!(json.contains("src/x\\u001b[2J\u{202e}sr.rs"), "{json}");
+}

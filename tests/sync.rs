@@ -561,3 +561,64 @@ fn a_pushed_symbol_carries_the_same_properties_as_the_stores() {
     }
     assert_eq!(compared, 4, "{note}");
 }
+
+#[test]
+fn credentials_in_urls_are_never_stored_printed_or_logged() {
+    let server = server();
+    let db = fresh_database(&server, "secrets");
+    let repo = repo_with(2, "Secret");
+    repo.git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://ci-bot:ghp_PLANTEDTOKEN@example.com/acme/shop.git",
+    ]);
+    // Pushed normally: the repository's URL is stored without its userinfo.
+    let out = with_neo4j(&repo, &server, &db, &server.password, &["index"]);
+    let mut seen = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    common::succeeded(&out);
+    let rows = fetch(
+        &server,
+        &db,
+        "MATCH (r:Repository) RETURN r.url AS url, r.id AS id",
+        &[],
+    );
+    let url: String = rows[0].get("url").unwrap();
+    let id: String = rows[0].get("id").unwrap();
+    assert_eq!(url, "https://example.com/acme/shop.git");
+    assert_eq!(id, "example.com/acme/shop");
+
+    // A password inside NEO4J_URI (a server that is not there): not in
+    // errors, warnings, status or the hook log.
+    let uri = "bolt://root:PLANTEDPASSWORD@127.0.0.1:7699";
+    let env = [("NEO4J_URI", uri), ("NEO4J_PASSWORD", "PLANTEDSECRET2")];
+    for args in [
+        &["index"][..],
+        &["push"],
+        &["status"],
+        &["hook-run", "post-commit"],
+    ] {
+        let out = repo.diffidx_env(args, &env);
+        seen.push_str(&String::from_utf8_lossy(&out.stdout));
+        seen.push_str(&String::from_utf8_lossy(&out.stderr));
+    }
+    let log = std::fs::read_to_string(repo.path().join(".git/diffidx/hook.log")).unwrap();
+    assert!(
+        log.contains("push failed") && log.contains("bolt://127.0.0.1:7699"),
+        "{log}"
+    );
+    seen.push_str(&log);
+    assert!(seen.contains("bolt://127.0.0.1:7699"), "{seen}");
+    for secret in [
+        "PLANTEDTOKEN",
+        "PLANTEDPASSWORD",
+        "PLANTEDSECRET2",
+        "ci-bot",
+    ] {
+        assert!(!seen.contains(secret), "{secret} leaked: {seen}");
+    }
+}

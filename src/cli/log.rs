@@ -5,7 +5,7 @@ use clap::Args;
 use diffidx_core::{SymbolKind, SymbolQuery};
 use diffidx_lib::store::HistoryEntry;
 
-use super::util::{print, Context, UsageError};
+use super::util::{print, terminal_safe, Context, UsageError};
 
 #[derive(Args)]
 pub struct LogArgs {
@@ -34,6 +34,13 @@ pub struct LogArgs {
 pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
     let mut query = SymbolQuery::parse(&args.symbol);
+    if query.own_name().trim().is_empty() {
+        return Err(UsageError(format!(
+            "--symbol {:?} names no symbol; give a name such as `Foo.Bar`, `Foo::bar` or `Bar`",
+            args.symbol
+        ))
+        .into());
+    }
     query.kind = match &args.kind {
         None => None,
         Some(name) => Some(SymbolKind::parse(name).ok_or_else(|| {
@@ -63,7 +70,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     if entries.is_empty() {
         eprintln!(
             "no recorded change of a symbol matching '{}' (indexed commits only; see `git diffidx status`)",
-            args.symbol
+            terminal_safe(&args.symbol)
         );
         return Ok(());
     }
@@ -72,7 +79,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
         out.push_str(&render(entry, ctx));
         if args.patch {
             match diffidx_lib::query::symbol_patch(&repo, entry) {
-                Ok(diff) => out.extend(diff.lines().map(|l| format!("    {l}\n"))),
+                Ok(diff) => out.extend(diff.lines().map(|l| format!("    {}\n", terminal_safe(l)))),
                 Err(e) => out.push_str(&format!("    ({e})\n")),
             }
         }
@@ -82,7 +89,6 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
 
 fn render(e: &HistoryEntry, ctx: &Context) -> String {
     let style = &ctx.style;
-
     let lines = if e.start_line == e.end_line {
         e.start_line.to_string()
     } else {
@@ -91,7 +97,7 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
     let moved = e
         .old_path
         .as_ref()
-        .map(|p| format!(" (from {p})"))
+        .map(|p| format!(" (from {})", terminal_safe(p)))
         .unwrap_or_default();
     let label = style.status(e.status, &format!("{:<8}", e.status.as_str()));
     format!(
@@ -100,15 +106,15 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
         &e.date[..e.date.len().min(10)],
         label,
         e.kind,
-        e.qualname,
-        if e.sig.starts_with('(') || e.sig.is_empty() {
+        terminal_safe(&e.qualname),
+        terminal_safe(&if e.sig.starts_with('(') || e.sig.is_empty() {
             e.sig.clone()
         } else {
             format!(" [{}]", e.sig)
-        },
-        e.path,
+        }),
+        terminal_safe(&e.path),
         lines,
         moved,
-        style.dim(&format!("{} — {}", e.author, e.subject)),
+        style.dim(&terminal_safe(&format!("{} — {}", e.author, e.subject))),
     )
 }

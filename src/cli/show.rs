@@ -9,7 +9,7 @@ use diffidx_core::{Status, SymbolDiffer};
 
 use clap::Args;
 
-use super::util::{print, Context, LimitArgs, UsageError};
+use super::util::{print, terminal_safe, Context, LimitArgs, UsageError};
 
 #[derive(Args)]
 pub struct ShowArgs {
@@ -105,7 +105,7 @@ fn short(sha: &str) -> &str {
 /// Human output: a heading, counts, then one group per status.
 fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
     let style = &ctx.style;
-    let mut out = format!("{}\n", style.bold(heading));
+    let mut out = format!("{}\n", style.bold(&terminal_safe(heading)));
     const ORDER: [Status; 4] = [
         Status::Modified,
         Status::Added,
@@ -146,8 +146,8 @@ fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
             let mut line = format!(
                 "  {:<11} {:<width$}  {}",
                 d.kind.as_str(),
-                format!("{}{}", d.qualname, d.sig),
-                style.dim(&format!("{}:{}", d.path, lines)),
+                terminal_safe(&format!("{}{}", d.qualname, d.sig)),
+                style.dim(&format!("{}:{}", terminal_safe(&d.path), lines)),
                 width = name_width
             );
             if let Some(old) = &d.old_path {
@@ -156,7 +156,7 @@ fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
                 } else {
                     ""
                 };
-                line.push_str(&format!("  (from {old}{edited})"));
+                line.push_str(&format!("  (from {}{edited})", terminal_safe(old)));
             }
             out.push_str(line.trim_end());
             out.push('\n');
@@ -172,9 +172,9 @@ fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
                 .unwrap_or_default();
             out.push_str(&style.warn(&format!(
                 "warning: {} {}{}",
-                diag.path,
+                terminal_safe(&diag.path),
                 diag.problem.describe(),
-                detail
+                terminal_safe(&detail)
             )));
             out.push('\n');
         }

@@ -53,6 +53,30 @@ pub fn print(text: &str) -> anyhow::Result<()> {
     }
 }
 
+/// `text` safe to print on a terminal: control characters (ESC, newline,
+/// ...) and bidirectional-text controls (RLO, ...) are shown escaped
+/// (`\u{1b}`), so a file, symbol or commit from a cloned repository cannot
+/// rewrite the user's terminal or disguise what it shows.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| {
+            if unsafe_char(c) {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// A usage or configuration error detected after flag parsing.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

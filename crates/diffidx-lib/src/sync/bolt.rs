@@ -12,7 +12,7 @@ use crate::graph::{GraphRows, Parent, Prop, Row};
 
 pub(super) async fn connect(config: &Neo4jConfig) -> Result<Graph> {
     let mut builder = ConfigBuilder::default()
-        .uri(config.uri.as_str())
+        .uri(config.connect_uri())
         .user(config.user.as_str())
         .password(config.password.as_str())
         .max_connections(2);
@@ -29,10 +29,12 @@ pub(super) async fn connect(config: &Neo4jConfig) -> Result<Graph> {
         Ok(()) => Ok(graph),
         // neo4rs keeps retrying a refused login; a port that answers while
         // the login never completes means the credentials were refused.
-        Err(SyncError::Unreachable { .. }) if port_answers(&config.uri) => Err(SyncError::Auth {
-            uri: config.uri.clone(),
-            user: config.user.clone(),
-        }),
+        Err(SyncError::Unreachable { .. }) if port_answers(config.connect_uri()) => {
+            Err(SyncError::Auth {
+                uri: config.uri.clone(),
+                user: config.user.clone(),
+            })
+        }
         Err(e) => Err(e),
     }
 }
@@ -76,7 +78,10 @@ async fn timed<T>(
 const STEP_DEADLINE: Duration = Duration::from_secs(10);
 
 fn classify(config: &Neo4jConfig, what: &'static str, e: &neo4rs::Error) -> SyncError {
-    let reason = e.to_string().replace(&config.password, "***");
+    let reason = e
+        .to_string()
+        .replace(config.connect_uri(), &config.uri)
+        .replace(&config.password, "***");
     let lower = reason.to_lowercase();
     if lower.contains("unauthorized")
         || lower.contains("authentication")

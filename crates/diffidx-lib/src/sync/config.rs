@@ -10,7 +10,11 @@ use crate::state::StateDir;
 /// Where and how to push. `Debug` leaves the password out.
 #[derive(Clone)]
 pub struct Neo4jConfig {
+    /// The URI without credentials: what messages and logs show.
     pub uri: String,
+    /// The URI as configured, which may carry `user:password@`: only for
+    /// connecting.
+    connect_uri: String,
     pub user: String,
     pub(super) password: String,
     pub database: Option<String>,
@@ -61,7 +65,8 @@ impl Neo4jConfig {
         };
         let (repo_id, repo_url) = repository_identity(repo);
         Ok(Some(Neo4jConfig {
-            uri,
+            uri: without_userinfo(&uri),
+            connect_uri: uri,
             user,
             password,
             database,
@@ -74,12 +79,17 @@ impl Neo4jConfig {
     /// A file name for this target's watermark (no credentials in it).
     pub(super) fn target_key(&self) -> String {
         let mut h = blake3::Hasher::new();
-        h.update(self.uri.as_bytes());
+        h.update(self.connect_uri.as_bytes());
         h.update(b"\0");
         h.update(self.database.as_deref().unwrap_or("").as_bytes());
         h.update(b"\0");
         h.update(self.repo_id.as_bytes());
         h.finalize().to_hex()[..16].to_string()
+    }
+
+    /// The URI to connect to (with any credentials it carries).
+    pub(super) fn connect_uri(&self) -> &str {
+        &self.connect_uri
     }
 
     pub(super) fn watermark_path(&self, state: &StateDir) -> PathBuf {
@@ -91,16 +101,46 @@ impl Neo4jConfig {
 /// normalized origin URL (`github.com/owner/name`), else the work tree path.
 pub fn repository_identity(repo: &Repo) -> (String, String) {
     let url = repo.config_string("remote.origin.url");
+    let shown = url.as_deref().map(without_userinfo).unwrap_or_default();
     if let Some(id) = repo.config_string("diffidx.repo") {
-        return (id, url.unwrap_or_default());
+        return (id, shown);
     }
     match url {
-        Some(url) => (normalize_url(&url), url),
+        Some(url) => (normalize_url(&url), shown),
         None => {
             let path = repo.work_dir().unwrap_or_else(|| repo.common_dir());
             let path = path.canonicalize().unwrap_or(path).display().to_string();
             (format!("local:{path}"), String::new())
         }
+    }
+}
+
+/// `url` without its userinfo (`user:token@`), so that no credential a URL
+/// carries is stored, printed or logged: `https://u:t@host/p` →
+/// `https://host/p`, `git@host:p` → `host:p`, `bolt://u:p@host:7687` →
+/// `bolt://host:7687`.
+pub fn without_userinfo(url: &str) -> String {
+    let (scheme, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (Some(scheme), rest),
+        None => (None, url),
+    };
+    // The authority ends at the first `/` (or, scp-like, at the first `:`
+    // after the `@`); its userinfo ends at its last `@`.
+    let authority_end = match scheme {
+        Some(_) => rest.find('/').unwrap_or(rest.len()),
+        None => rest.find('/').unwrap_or(rest.len()).min(
+            rest.rfind('@')
+                .and_then(|at| rest[at..].find(':').map(|c| at + c))
+                .unwrap_or(rest.len()),
+        ),
+    };
+    let rest = match rest[..authority_end].rfind('@') {
+        Some(at) => &rest[at + 1..],
+        None => rest,
+    };
+    match scheme {
+        Some(scheme) => format!("{scheme}://{rest}"),
+        None => rest.to_owned(),
     }
 }
 
@@ -137,5 +177,28 @@ mod tests {
         ] {
             assert_eq!(normalize_url(url), "github.com/owner/name", "{url}");
         }
+    }
+
+    #[test]
+    fn userinfo_is_stripped_from_every_url_form() {
+        use super::without_userinfo as strip;
+        assert_eq!(
+            strip("https://bot:ghp_secret@github.com/o/r.git"),
+            "https://github.com/o/r.git"
+        );
+        assert_eq!(
+            strip("bolt://neo4j:pw@db.example:7687"),
+            "bolt://db.example:7687"
+        );
+        assert_eq!(
+            strip("neo4j+s://u:p%40ss@host/db?x=a@b"),
+            "neo4j+s://host/db?x=a@b"
+        );
+        assert_eq!(strip("git@github.com:o/r.git"), "github.com:o/r.git");
+        assert_eq!(
+            strip("https://github.com/o/r@v1"),
+            "https://github.com/o/r@v1"
+        );
+        assert_eq!(strip("/srv/git/r.git"), "/srv/git/r.git");
     }
 }

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use diffidx_core::git::Repo;
 use diffidx_core::{CommitRecord, SymbolDiffer};
 
-pub use config::{normalize_url, repository_identity, Neo4jConfig};
+pub use config::{normalize_url, repository_identity, without_userinfo, Neo4jConfig};
 
 use crate::graph::GraphRows;
 use crate::state::StateDir;
