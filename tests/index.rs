@@ -683,3 +683,56 @@ fn log_rejects_names_that_name_no_symbol_and_unknown_kinds() {
         .ok(&["log", "--symbol", "Foo.Bar", "--kind", "method"])
         .contains("ADDED"));
 }
+
+#[test]
+fn index_says_who_holds_the_writer_lock_and_gives_up_after_its_bound() {
+    let mut repo = TestRepo::new();
+    repo.write("A.cs", "class Foo { void Bar() { } }\n");
+    repo.commit("add");
+    repo.ok(&["index", "-q"]);
+    repo.write("A.cs", "class Foo { void Bar() { Go(); } }\n");
+    repo.commit("edit");
+    // Another writer: this test process, holding the lock with its pid in it.
+    let path = repo.path().join(".git/diffidx/index.lock");
+    let lock = std::fs::File::options().write(true).open(&path).unwrap();
+    lock.lock().unwrap();
+    std::fs::write(&path, format!("{}\n", std::process::id())).unwrap();
+
+    let mut child = repo
+        .command(common::bin())
+        .args(["index"])
+        .env("DIFFIDX_LOCK_WAIT", "2")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("index waited for the lock without a bound");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let pid = format!("pid {}", std::process::id());
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("waiting for another diffidx ({pid})")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("another diffidx ({pid}) is indexing")),
+        "{stderr}"
+    );
+
+    // Once the lock is free, the same command indexes the new commit.
+    drop(lock);
+    assert!(repo.ok(&["log", "--symbol", "Foo.Bar"]).contains("ADDED"));
+    let out = repo.diffidx(&["index"]);
+    assert!(out.status.success());
+    assert!(repo
+        .ok(&["log", "--symbol", "Foo.Bar"])
+        .contains("MODIFIED"));
+}

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::util::{Context, LimitArgs};
+use super::util::{Bar, Context, LimitArgs};
 
 #[derive(Args)]
 pub struct RebuildArgs {
@@ -12,7 +12,8 @@ pub struct RebuildArgs {
 
 pub fn run(ctx: &Context, args: &RebuildArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let report = diffidx_lib::index::rebuild(&repo, &args.limits.options(&repo))?;
+    let report =
+        diffidx_lib::index::rebuild(&repo, &args.limits.options(&repo), &mut Bar::new(false))?;
     eprintln!(
         "rebuilt the store from the notes: {} commits loaded",
         report.loaded

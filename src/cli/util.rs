@@ -247,6 +247,14 @@ impl Progress for Bar {
         self.total = total;
     }
 
+    fn waiting_for(&mut self, holder: Option<u32>) {
+        // Said even off a terminal: a CI log should show why a step waits.
+        eprintln!(
+            "waiting for another diffidx{} to finish indexing this repository...",
+            holder.map(|p| format!(" (pid {p})")).unwrap_or_default()
+        );
+    }
+
     fn advance(&mut self, done: usize) {
         if !self.enabled || self.total == 0 {
             return;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use diffidx_core::git::{ConfigKey, Repo};
 
 use crate::index::{index_locked, IndexError, IndexOptions};
-use crate::state::{StateDir, StateError, WriterLock};
+use crate::state::{StateDir, StateError, Wait, WriterLock};
 
 /// The hooks and their scripts (the files in `hooks/`).
 pub const HOOKS: [(&str, &str); 3] = [
@@ -175,9 +175,9 @@ pub fn run(repo: &Repo, options: &IndexOptions) -> Result<(), IndexError> {
     let pending = state.pending();
     let _ = std::fs::write(&pending, b"");
     loop {
-        let lock = match WriterLock::acquire(&state, false) {
+        let lock = match WriterLock::acquire(&state, Wait::No, &mut |_| {}) {
             Ok(lock) => lock,
-            Err(StateError::Busy) => return Ok(()), // the writer will see `pending`
+            Err(StateError::Busy { .. }) => return Ok(()), // the writer will see `pending`
             Err(e) => return Err(e.into()),
         };
         let _ = std::fs::remove_file(&pending);

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use diffidx_core::git::Repo;
 
-use crate::state::{StateDir, StateError, WriterLock};
+use crate::state::{StateDir, StateError, Wait, WriterLock};
 use crate::store::{self, Access, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -71,14 +71,16 @@ pub fn for_reading(repo: &Repo, wait: Duration) -> Result<Store, OpenError> {
     loop {
         let error = match Store::open(&path, Access::ReadOnly, Duration::ZERO) {
             Ok(store) => return Ok(store),
-            Err(StoreError::NeedsReplay { .. }) => match WriterLock::acquire(&state, false) {
-                Ok(_lock) => {
-                    drop(Store::open(&path, Access::ReadWrite, wait)?);
-                    continue;
+            Err(StoreError::NeedsReplay { .. }) => {
+                match WriterLock::acquire(&state, Wait::No, &mut |_| {}) {
+                    Ok(_lock) => {
+                        drop(Store::open(&path, Access::ReadWrite, wait)?);
+                        continue;
+                    }
+                    Err(StateError::Busy { .. }) => StoreError::NeedsReplay { path: path.clone() },
+                    Err(e) => return Err(e.into()),
                 }
-                Err(StateError::Busy) => StoreError::NeedsReplay { path: path.clone() },
-                Err(e) => return Err(e.into()),
-            },
+            }
             Err(e @ StoreError::Locked { .. }) => e,
             Err(e) => return Err(e.into()),
         };

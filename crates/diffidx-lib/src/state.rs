@@ -20,8 +20,16 @@ pub enum StateError {
         #[source]
         source: std::io::Error,
     },
-    #[error("another diffidx is indexing this repository")]
-    Busy,
+    #[error("another diffidx{} is indexing this repository{}; try again when it is done{}",
+        holder.map(|p| format!(" (pid {p})")).unwrap_or_default(),
+        waited.map(|w| format!(" (waited {} s for it)", w.as_secs())).unwrap_or_default(),
+        holder.map(|p| format!(", or stop it (`kill {p}`) if it hangs")).unwrap_or_default())]
+    Busy {
+        /// The process that holds the lock, as it recorded itself.
+        holder: Option<u32>,
+        /// How long this process waited (`None`: it did not wait).
+        waited: Option<std::time::Duration>,
+    },
 }
 
 /// The paths of one repository's state.
@@ -120,34 +128,91 @@ impl StateDir {
     }
 }
 
-/// The writer lock. Dropping it releases it.
+/// The writer lock. Dropping it releases it. The holder writes its pid
+/// into the lock file, so that whoever waits can say who holds it.
 pub struct WriterLock {
     _file: File,
 }
 
+/// How long to wait for another writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// Not at all: `Busy` at once (the hooks hand over instead).
+    No,
+    /// Up to this long, then `Busy`.
+    UpTo(std::time::Duration),
+}
+
 impl WriterLock {
-    /// Takes the lock, waiting for another writer when `wait` is true.
-    pub fn acquire(state: &StateDir, wait: bool) -> Result<WriterLock, StateError> {
+    /// How long commands wait for another writer by default (a backfill
+    /// can take minutes); `DIFFIDX_LOCK_WAIT` (seconds) overrides it.
+    pub fn default_wait() -> Wait {
+        let seconds = std::env::var("DIFFIDX_LOCK_WAIT")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(600);
+        Wait::UpTo(std::time::Duration::from_secs(seconds))
+    }
+
+    /// Takes the lock. While another process holds it, `on_wait` hears once
+    /// who (its pid, when it recorded one), and this waits as `wait` says.
+    pub fn acquire(
+        state: &StateDir,
+        wait: Wait,
+        on_wait: &mut dyn FnMut(Option<u32>),
+    ) -> Result<WriterLock, StateError> {
         state.create()?;
         let path = state.dir.join("index.lock");
-        let file = File::options()
+        let io = |source| StateError::Io {
+            path: path.clone(),
+            source,
+        };
+        let mut file = File::options()
             .create(true)
             .truncate(false)
+            .read(true)
             .write(true)
             .open(&path)
-            .map_err(|source| StateError::Io {
-                path: path.clone(),
-                source,
-            })?;
-        if wait {
-            file.lock()
-                .map_err(|source| StateError::Io { path, source })?;
-        } else if let Err(e) = file.try_lock() {
-            return match e {
-                std::fs::TryLockError::WouldBlock => Err(StateError::Busy),
-                std::fs::TryLockError::Error(source) => Err(StateError::Io { path, source }),
-            };
+            .map_err(io)?;
+        let started = std::time::Instant::now();
+        let mut told = false;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::Error(source)) => return Err(io(source)),
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let holder = std::fs::read_to_string(&path)
+                        .ok()
+                        .and_then(|text| text.trim().parse::<u32>().ok());
+                    let limit = match wait {
+                        Wait::No => {
+                            return Err(StateError::Busy {
+                                holder,
+                                waited: None,
+                            })
+                        }
+                        Wait::UpTo(limit) => limit,
+                    };
+                    if started.elapsed() >= limit {
+                        return Err(StateError::Busy {
+                            holder,
+                            waited: Some(started.elapsed()),
+                        });
+                    }
+                    if !told {
+                        on_wait(holder);
+                        told = true;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+            }
         }
+        // Ours now: record who holds it.
+        use std::io::Seek;
+        let _ = file
+            .set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| writeln!(file, "{}", std::process::id()));
         Ok(WriterLock { _file: file })
     }
 }

@@ -72,6 +72,8 @@ pub struct IndexReport {
 pub trait Progress {
     fn start(&mut self, _total: usize) {}
     fn advance(&mut self, _done: usize) {}
+    /// Another writer holds the lock (its pid, when known): this waits.
+    fn waiting_for(&mut self, _holder: Option<u32>) {}
 }
 
 impl Progress for () {}
@@ -84,7 +86,11 @@ pub fn index(
     options: &IndexOptions,
     progress: &mut dyn Progress,
 ) -> Result<IndexReport> {
-    let _lock = WriterLock::acquire(&StateDir::of(repo), true)?;
+    let _lock = WriterLock::acquire(
+        &StateDir::of(repo),
+        WriterLock::default_wait(),
+        &mut |holder| progress.waiting_for(holder),
+    )?;
     index_locked_with(repo, options, progress)
 }
 
@@ -238,9 +244,15 @@ fn flush(
 
 /// Recreates the store from the notes alone (no commit is recomputed unless
 /// its note fails validation).
-pub fn rebuild(repo: &Repo, diff: &DiffOptions) -> Result<IndexReport> {
+pub fn rebuild(
+    repo: &Repo,
+    diff: &DiffOptions,
+    progress: &mut dyn Progress,
+) -> Result<IndexReport> {
     let state = StateDir::of(repo);
-    let _lock = WriterLock::acquire(&state, true)?;
+    let _lock = WriterLock::acquire(&state, WriterLock::default_wait(), &mut |holder| {
+        progress.waiting_for(holder)
+    })?;
     crate::client::release(&state.socket()); // a query server must not hold the files we delete
     store::remove_files(&state.store(), None);
     let mut report = IndexReport::default();
