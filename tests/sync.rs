@@ -255,12 +255,11 @@ fn rows(server: &Server, db: &str, cypher: &str, params: &[(&str, neo4rs::BoltTy
     fetch(server, db, cypher, params).len()
 }
 
-#[test]
-fn the_readme_queries_answer_on_pushed_data() {
-    let server = server();
-    let db = fresh_database(&server, "q");
+/// A repository `repo_id` whose second commit edits `Cart.Add` and deletes
+/// `Cart.Drop`; returns it and that commit.
+fn cart_repo(repo_id: &str) -> (TestRepo, String) {
     let mut repo = TestRepo::new();
-    repo.git(&["config", "diffidx.repo", "example/queries"]);
+    repo.git(&["config", "diffidx.repo", repo_id]);
     repo.write(
         "Shop.cs",
         "namespace Shop { class Cart { void Add() { } void Drop() { } } }\n",
@@ -271,6 +270,14 @@ fn the_readme_queries_answer_on_pushed_data() {
         "namespace Shop { class Cart { void Add() { Log(); } } }\n",
     );
     let sha = repo.commit("edit and delete");
+    (repo, sha)
+}
+
+#[test]
+fn the_readme_queries_answer_on_pushed_data() {
+    let server = server();
+    let db = fresh_database(&server, "q");
+    let (repo, sha) = cart_repo("example/queries");
     let out = with_neo4j(&repo, &server, &db, &server.password, &["index", "-q"]);
     common::succeeded(&out);
     let readme =
@@ -508,18 +515,7 @@ fn hooks_push_in_the_background_with_settings_from_git_config() {
 fn a_pushed_symbol_carries_the_same_properties_as_the_stores() {
     let server = server();
     let db = fresh_database(&server, "props");
-    let mut repo = TestRepo::new();
-    repo.git(&["config", "diffidx.repo", "example/props"]);
-    repo.write(
-        "Shop.cs",
-        "namespace Shop { class Cart { void Add() { } void Drop() { } } }\n",
-    );
-    repo.commit("cart");
-    repo.write(
-        "Shop.cs",
-        "namespace Shop { class Cart {\n void Add() { Log(); }\n } }\n",
-    );
-    repo.commit("edit Add, delete Drop");
+    let (repo, _) = cart_repo("example/props");
     let out = with_neo4j(&repo, &server, &db, &server.password, &["index", "-q"]);
     common::succeeded(&out);
 

@@ -311,21 +311,6 @@ impl GraphRows {
         }
         rows
     }
-
-    /// How many rows there are in all (for reports).
-    pub fn len(&self) -> usize {
-        self.commits.len()
-            + self.files.len()
-            + self.symbols.len()
-            + self.deleted.len()
-            + self.child_of.len()
-            + self.changed_in.len()
-            + self.moved_to.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 fn commit_node(record: &CommitRecord) -> CommitNode {

@@ -7,7 +7,7 @@
 
 use std::fs::File;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use diffidx_core::git::Repo;
 
@@ -44,10 +44,6 @@ impl StateDir {
         StateDir {
             dir: repo.common_dir().join("diffidx"),
         }
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.dir
     }
 
     /// The Kuzu store.

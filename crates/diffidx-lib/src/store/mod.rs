@@ -110,10 +110,6 @@ impl Store {
         Ok(store)
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     fn conn(&self) -> Result<Connection<'_>> {
         Connection::new(&self.db).map_err(|e| StoreError::Query {
             what: "connect",
