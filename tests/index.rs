@@ -736,3 +736,57 @@ fn index_says_who_holds_the_writer_lock_and_gives_up_after_its_bound() {
         .ok(&["log", "--symbol", "Foo.Bar"])
         .contains("MODIFIED"));
 }
+
+#[test]
+fn hostile_nesting_is_indexed_to_a_limit_by_show_hooks_index_and_rebuild() {
+    let mut repo = TestRepo::new();
+    let depth = |n: usize, open: &str, inner: &str| {
+        let opens: String = (0..n)
+            .map(|i| open.replace("{i}", &i.to_string()))
+            .collect();
+        format!("{opens}{inner}{}", "}\n".repeat(n))
+    };
+    repo.write("deep.rs", depth(5_000, "mod m{i} {\n", "fn f() {}\n"));
+    repo.write("deep.cs", depth(6_000, "class C{i} {\n", "void F() {}\n"));
+    // Names that would make qualnames over 4 KiB within the nesting limit.
+    let long = "n".repeat(200);
+    repo.write(
+        "long.rs",
+        depth(40, &format!("mod {long}{{i}} {{\n"), "fn f() {}\n"),
+    );
+    let sha = repo.commit("hostile nesting");
+    let note = json(&repo.ok(&["show", "--json", &sha]));
+    let problems: Vec<String> = note["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}",
+                d["path"].as_str().unwrap(),
+                d["problem"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            "deep.cs too_deep",
+            "deep.rs too_deep",
+            "long.rs name_too_long"
+        ]
+    );
+    let hook = repo.diffidx(&["hook-run", "post-commit"]);
+    assert!(hook.status.success());
+    wait_until("the hook to index the commit", || all_noted(&repo));
+    assert_eq!(note_of(&repo, &sha), repo.ok(&["show", "--json", &sha]));
+    let status = json(&repo.ok(&["status", "--json"]));
+    assert_eq!(status["last_error"], serde_json::Value::Null);
+    // The reader accepts every note the writer made.
+    let rebuilt = repo.diffidx(&["rebuild"]);
+    common::succeeded(&rebuilt);
+    assert_eq!(
+        history(&repo, "m0::m1::m2"),
+        ["ADDED module m0::m1::m2 deep.rs"]
+    );
+}

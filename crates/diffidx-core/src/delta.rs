@@ -277,7 +277,7 @@ mod tests {
     fn file(symbols: Vec<Symbol>) -> FileSymbols {
         FileSymbols {
             symbols,
-            has_parse_errors: false,
+            ..FileSymbols::default()
         }
     }
 

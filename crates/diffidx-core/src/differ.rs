@@ -469,10 +469,16 @@ fn label_all(
             _ => Vec::new(),
         });
         if let Some(n) = new {
-            if n.blob.symbols.has_parse_errors {
+            let symbols = &n.blob.symbols;
+            let problems = [
+                (symbols.has_parse_errors, Problem::ParseErrors),
+                (symbols.too_deep, Problem::TooDeep),
+                (symbols.name_too_long, Problem::NameTooLong),
+            ];
+            for (_, problem) in problems.into_iter().filter(|(found, _)| *found) {
                 diagnostics.push(Diagnostic {
                     path: n.path.clone(),
-                    problem: Problem::ParseErrors,
+                    problem,
                     detail: None,
                 });
             }

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::delta::SymbolDelta;
+use crate::symbol::MAX_NAME_BYTES;
 
 /// The format version written in `v`.
 pub const NOTE_VERSION: u32 = 1;
@@ -49,6 +50,12 @@ pub enum Problem {
     Binary,
     /// Skipped: over the size limit.
     TooLarge,
+    /// Symbols nest deeper than the walker goes; the deeper ones are part
+    /// of their enclosing symbol.
+    TooDeep,
+    /// Symbols whose qualname or signature is too long for a note; they are
+    /// part of their enclosing symbol.
+    NameTooLong,
 }
 
 impl Problem {
@@ -58,6 +65,12 @@ impl Problem {
             Problem::InvalidUtf8 => "is not valid UTF-8; invalid bytes were replaced",
             Problem::Binary => "is binary; skipped",
             Problem::TooLarge => "is over the size limit; skipped",
+            Problem::TooDeep => {
+                "nests symbols too deeply; the deepest are indexed as part of their container"
+            }
+            Problem::NameTooLong => {
+                "has names too long to record; those symbols are indexed as part of their container"
+            }
         }
     }
 }
@@ -111,7 +124,10 @@ impl NoteDocument {
             if let Some(old) = &d.old_path {
                 validate_path(old).map_err(&at)?;
             }
-            if d.qualname.is_empty() || d.qualname.len() > 4096 || d.sig.len() > 4096 {
+            if d.qualname.is_empty()
+                || d.qualname.len() > MAX_NAME_BYTES
+                || d.sig.len() > MAX_NAME_BYTES
+            {
                 return Err(at("qualname or sig is empty or too long".into()));
             }
             if d.id != crate::symbol::symbol_id(&d.path, d.kind, &d.qualname, &d.sig) {

@@ -189,7 +189,14 @@ pub struct FileSymbols {
     pub symbols: Vec<Symbol>,
     /// True when tree-sitter reported syntax errors; the symbols are those that parsed.
     pub has_parse_errors: bool,
+    /// True when symbols nested too deeply to be extracted on their own.
+    pub too_deep: bool,
+    /// True when symbols had a qualname or signature too long for a note.
+    pub name_too_long: bool,
 }
+
+/// The longest qualname or signature a note may hold (and a reader accepts).
+pub const MAX_NAME_BYTES: usize = 4096;
 
 #[cfg(test)]
 mod tests {

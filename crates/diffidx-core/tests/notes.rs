@@ -113,3 +113,33 @@ fn notes_moved_by_someone_else_are_not_overwritten() {
         "theirs\n"
     );
 }
+
+#[test]
+fn a_hostile_deeply_nested_notes_tree_is_listed_without_recursing_into_it() {
+    let (dir, shas) = repo_with_commits(1);
+    // A notes ref whose tree nests 20,000 directories, plus one real note.
+    let deep = vec!["d"; 20_000].join("/") + "/x";
+    let real = format!("{}/{}", &shas[0][..2], &shas[0][2..]);
+    let stream = format!(
+        "commit refs/notes/diffidx\ncommitter A <a@example.com> 1700000000 +0000\ndata 1\nn\n\
+         M 100644 inline {deep}\ndata 2\nx\n\nM 100644 inline {real}\ndata 3\nok\n\n"
+    );
+    let mut child = Command::new("git")
+        .args(["fast-import", "--quiet"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stream.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let repo = Repo::discover(dir.path()).unwrap();
+    let listed = repo.notes().unwrap().list().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].0.to_string(), shas[0]);
+}

@@ -234,7 +234,11 @@ impl Notes<'_> {
             let entry = entry.context(|| "cannot decode a notes tree entry".to_owned())?;
             let name = format!("{prefix}{}", entry.filename().to_str_lossy());
             if entry.mode().is_tree() {
-                self.walk(entry.object_id(), name, out)?;
+                // Fan-out directories split a 40-hex id; a deeper tree (from
+                // a hostile remote) names no commit and is not descended.
+                if name.len() < 40 {
+                    self.walk(entry.object_id(), name, out)?;
+                }
             } else if let Ok(annotated) = ObjectId::from_hex(name.as_bytes()) {
                 out.push((annotated, entry.object_id()));
             }

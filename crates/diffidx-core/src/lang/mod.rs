@@ -17,10 +17,20 @@ mod rust;
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 use tree_sitter::{Node, Parser, Tree};
 
-use crate::symbol::{ContentHash, FileSymbols, Symbol, SymbolKind};
+use crate::symbol::{ContentHash, FileSymbols, Symbol, SymbolKind, MAX_NAME_BYTES};
+
+/// How deeply symbols may nest (a method in a class in a namespace is 3).
+/// Deeper symbols are not extracted: their text counts in the enclosing one,
+/// and the file is reported, as for syntax errors. Real code stays far below.
+pub const MAX_NESTING: u32 = 64;
+
+/// The longest qualname or signature the walker extracts, leaving room for a
+/// twin mark within [`MAX_NAME_BYTES`].
+const MAX_EXTRACTED_NAME_BYTES: usize = MAX_NAME_BYTES - 16;
 
 /// Every supported language, in one list: adding a language is a line here,
 /// its table (a [`LanguageSpec`]) and fixtures. A [`Language`] is a position
@@ -315,6 +325,7 @@ impl Extractor {
                 symbols: FileSymbols {
                     symbols: Vec::new(),
                     has_parse_errors: true,
+                    ..FileSymbols::default()
                 },
                 texts: Vec::new(),
                 state: None,
@@ -408,8 +419,10 @@ fn extract_from_tree(
         table,
         text: parse_text,
         raw: Vec::new(),
+        too_deep: false,
+        name_too_long: false,
     };
-    walker.members(root, &Scope::default());
+    walker.walk(root);
     let tokens = collect_tokens(table, tree, parse_text, &pre.hidden_tokens);
     let texts = if with_text {
         walker
@@ -427,6 +440,8 @@ fn extract_from_tree(
     let symbols = FileSymbols {
         symbols: finish(walker.raw, &tokens, source),
         has_parse_errors: root.has_error(),
+        too_deep: walker.too_deep,
+        name_too_long: walker.name_too_long,
     };
     (symbols, texts)
 }
@@ -450,9 +465,30 @@ struct RawSymbol {
 struct Scope {
     prefix: String,
     parent: Option<usize>,
+    /// How many symbols and scopes enclose the members of this scope.
+    depth: u32,
     in_type: bool,
     member_sig: Option<String>,
     parent_by_name: Option<String>,
+}
+
+/// A container being walked: its named children and the scope they are in.
+struct Frame<'t> {
+    children: Vec<Node<'t>>,
+    next: usize,
+    scope: Rc<Scope>,
+}
+
+impl<'t> Frame<'t> {
+    fn new(container: Node<'t>, scope: Rc<Scope>) -> Frame<'t> {
+        let mut cursor = container.walk();
+        let children = container.named_children(&mut cursor).collect();
+        Frame {
+            children,
+            next: 0,
+            scope,
+        }
+    }
 }
 
 struct Walker<'a> {
@@ -460,6 +496,10 @@ struct Walker<'a> {
     table: &'a KindTable,
     text: &'a str,
     raw: Vec<RawSymbol>,
+    /// Symbols were left out for nesting deeper than [`MAX_NESTING`].
+    too_deep: bool,
+    /// Symbols were left out for names a note cannot hold.
+    name_too_long: bool,
 }
 
 impl<'a> Walker<'a> {
@@ -483,16 +523,25 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn members(&mut self, container: Node<'_>, scope: &Scope) {
-        let mut cursor = container.walk();
-        let children: Vec<Node<'_>> = container.named_children(&mut cursor).collect();
-        let mut scope = std::borrow::Cow::Borrowed(scope);
-        for (i, &child) in children.iter().enumerate() {
+    /// Walks the tree from `root` with an explicit stack, so that no input,
+    /// however deeply it nests, can exhaust the thread's stack.
+    fn walk<'t>(&mut self, root: Node<'t>) {
+        let mut stack = vec![Frame::new(root, Rc::new(Scope::default()))];
+        while let Some(frame) = stack.last_mut() {
+            let Some(&child) = frame.children.get(frame.next) else {
+                stack.pop();
+                continue;
+            };
+            let i = frame.next;
+            frame.next += 1;
+            let scope = Rc::clone(&frame.scope);
             match self.role(child) {
                 None => {}
-                Some(Role::Transparent) => self.members(child, &scope),
+                Some(Role::Transparent) => stack.push(Frame::new(child, scope)),
                 Some(Role::Symbol(rule)) => {
-                    self.symbol(child, &rule, &scope, None);
+                    if let Some((_, Some(body))) = self.symbol(child, &rule, &scope, None) {
+                        stack.push(body);
+                    }
                 }
                 Some(Role::Declarators {
                     kind,
@@ -510,43 +559,68 @@ impl<'a> Walker<'a> {
                         continue;
                     };
                     let qualname = self.join(&scope.prefix, &name);
+                    if !self.within_limits(&scope, &qualname, "") {
+                        continue;
+                    }
                     let inner = Scope {
                         prefix: qualname.clone(),
                         parent: scope.parent,
+                        depth: scope.depth + 1,
                         in_type: true,
                         member_sig: member_sig.and_then(|n| self.name(child, n)),
                         parent_by_name: Some(qualname),
                     };
-                    self.members(body, &inner);
+                    stack.push(Frame::new(body, Rc::new(inner)));
                 }
                 Some(Role::FileScoped(rule)) => {
-                    let last = children[i + 1..]
+                    let last = frame.children[i + 1..]
                         .iter()
                         .rev()
                         .find(|n| !self.is_comment(**n))
                         .copied()
                         .unwrap_or(child);
-                    if let Some(index) = self.symbol(child, &rule, &scope, Some(last)) {
-                        let qualname = self.raw[index].qualname.clone();
-                        scope = std::borrow::Cow::Owned(Scope {
-                            prefix: qualname,
+                    let found = self.symbol(child, &rule, &scope, Some(last));
+                    if let Some((index, body)) = found {
+                        // The rest of this container belongs to the symbol.
+                        let frame = stack.last_mut().expect("the frame being walked");
+                        frame.scope = Rc::new(Scope {
+                            prefix: self.raw[index].qualname.clone(),
                             parent: Some(index),
+                            depth: scope.depth + 1,
                             ..Scope::default()
                         });
+                        stack.extend(body);
                     }
                 }
             }
         }
     }
 
-    /// Pushes the symbol for `node` and walks its body; `last` extends its range.
-    fn symbol(
+    /// False, and noted, when a symbol at `scope` named `qualname` would nest
+    /// deeper than [`MAX_NESTING`] or have a name a note cannot hold.
+    fn within_limits(&mut self, scope: &Scope, qualname: &str, sig: &str) -> bool {
+        if scope.depth >= MAX_NESTING {
+            self.too_deep = true;
+            false
+        } else if qualname.len() > MAX_EXTRACTED_NAME_BYTES || sig.len() > MAX_EXTRACTED_NAME_BYTES
+        {
+            self.name_too_long = true;
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Pushes the symbol for `node` and returns its index and the frame that
+    /// walks its body; `last` extends its range. A symbol past the limits is
+    /// left out: its text stays part of its enclosing symbol.
+    fn symbol<'t>(
         &mut self,
-        node: Node<'_>,
+        node: Node<'t>,
         rule: &SymbolRule,
         scope: &Scope,
-        last: Option<Node<'_>>,
-    ) -> Option<usize> {
+        last: Option<Node<'t>>,
+    ) -> Option<(usize, Option<Frame<'t>>)> {
         let body = rule.body.and_then(|f| node.child_by_field_name(f));
         if rule.requires_body && body.is_none() {
             return None;
@@ -561,12 +635,16 @@ impl<'a> Walker<'a> {
             (Sig::None, Some(member_sig)) if kind == SymbolKind::Method => member_sig.clone(),
             (Sig::None, _) => String::new(),
         };
+        let qualname = self.join(&scope.prefix, &name);
+        if !self.within_limits(scope, &qualname, &sig) {
+            return None;
+        }
         let start = self.leading_start(node);
         let end = last.unwrap_or(node);
         let index = self.raw.len();
         self.raw.push(RawSymbol {
             kind,
-            qualname: self.join(&scope.prefix, &name),
+            qualname,
             name,
             sig,
             parent: scope.parent,
@@ -576,17 +654,18 @@ impl<'a> Walker<'a> {
             start_line: start.start_position().row as u32 + 1,
             end_line: end_line(end),
         });
-        if let Some(body) = body {
+        let body = body.map(|body| {
             let inner = Scope {
                 prefix: self.raw[index].qualname.clone(),
                 parent: Some(index),
+                depth: scope.depth + 1,
                 in_type: rule.type_body,
                 member_sig: None,
                 parent_by_name: None,
             };
-            self.members(body, &inner);
-        }
-        Some(index)
+            Frame::new(body, Rc::new(inner))
+        });
+        Some((index, body))
     }
 
     fn declarators(
@@ -618,6 +697,10 @@ impl<'a> Walker<'a> {
             let Some(name) = self.name(*own, Name::Field("name")) else {
                 continue;
             };
+            let qualname = self.join(&scope.prefix, &name);
+            if !self.within_limits(scope, &qualname, "") {
+                continue;
+            }
             let mut excluded: Vec<Range<usize>> = declarators
                 .iter()
                 .filter(|d| d.id() != own.id())
@@ -626,7 +709,7 @@ impl<'a> Walker<'a> {
             excluded.extend(commas.iter().cloned());
             self.raw.push(RawSymbol {
                 kind,
-                qualname: self.join(&scope.prefix, &name),
+                qualname,
                 name,
                 sig: String::new(),
                 parent: scope.parent,
@@ -685,25 +768,23 @@ impl<'a> Walker<'a> {
         (!name.is_empty()).then_some(name)
     }
 
-    fn self_type(&self, ty: Node<'_>) -> String {
-        match ty.kind() {
-            "generic_type" | "reference_type" => match ty.child_by_field_name("type") {
-                Some(inner) => self.self_type(inner),
-                None => strip_ws(self.text(ty)),
-            },
-            "scoped_type_identifier" => match ty.child_by_field_name("name") {
-                Some(name) => strip_ws(self.text(name)),
-                None => strip_ws(self.text(ty)),
-            },
-            "dynamic_type" => match ty.child_by_field_name("trait") {
-                Some(inner) => self.self_type(inner),
-                None => strip_ws(self.text(ty)),
-            },
-            "bounded_type" => match ty.named_child(0) {
-                Some(inner) => self.self_type(inner),
-                None => strip_ws(self.text(ty)),
-            },
-            _ => strip_ws(self.text(ty)),
+    /// The type an `impl` is for, without generics, references or paths
+    /// (a loop: a type may wrap others arbitrarily deep).
+    fn self_type(&self, mut ty: Node<'_>) -> String {
+        loop {
+            let inner = match ty.kind() {
+                "generic_type" | "reference_type" => ty.child_by_field_name("type"),
+                "scoped_type_identifier" => {
+                    return strip_ws(self.text(ty.child_by_field_name("name").unwrap_or(ty)))
+                }
+                "dynamic_type" => ty.child_by_field_name("trait"),
+                "bounded_type" => ty.named_child(0),
+                _ => None,
+            };
+            match inner {
+                Some(inner) => ty = inner,
+                None => return strip_ws(self.text(ty)),
+            }
         }
     }
 

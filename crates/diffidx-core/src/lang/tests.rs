@@ -381,3 +381,67 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// `open` repeated `depth` times around one function, then closed.
+fn nested(depth: usize, open: &str, function: &str) -> String {
+    let mut source = String::new();
+    for i in 0..depth {
+        source.push_str(&open.replace("{i}", &i.to_string()));
+    }
+    source.push_str(function);
+    source.push_str(&"}\n".repeat(depth));
+    source
+}
+
+#[test]
+fn deep_nesting_is_cut_at_the_limit_and_reported_without_recursion() {
+    use super::MAX_NESTING;
+    let cases = [
+        (rs(), nested(5_000, "mod m{i} {\n", "fn f() {}\n")),
+        (cs(), nested(6_000, "class C{i} {\n", "void F() {}\n")),
+        (rs(), nested(100_000, "mod m {", "fn f() {}")),
+    ];
+    for (language, source) in cases {
+        let file = extract(language, &source);
+        assert!(file.too_deep, "{language:?}");
+        assert!(!file.name_too_long);
+        assert_eq!(file.symbols.len(), MAX_NESTING as usize, "{language:?}");
+        // The innermost symbol kept still changes when the cut-off code does.
+        let edited = source.replacen("f()", "g()", 1).replacen("F()", "G()", 1);
+        let last = |f: &FileSymbols| f.symbols.last().unwrap().content_hash;
+        assert_ne!(
+            last(&file),
+            last(&extract(language, &edited)),
+            "{language:?} {}",
+            source.len()
+        );
+    }
+    let shallow = nested(MAX_NESTING as usize - 1, "mod m{i} {\n", "fn f() {}\n");
+    let file = extract(rs(), &shallow);
+    assert!(!file.too_deep);
+    assert_eq!(file.symbols.len(), MAX_NESTING as usize);
+}
+
+#[test]
+fn names_too_long_for_a_note_are_left_to_their_container() {
+    let long = "n".repeat(3_000);
+    let source = format!("mod {long} {{ mod {long} {{ fn f() {{}} }} }}\nfn g() {{}}\n");
+    let file = extract(rs(), &source);
+    assert!(file.name_too_long);
+    let kept: Vec<_> = file.symbols.iter().map(|s| s.qualname.len()).collect();
+    assert_eq!(kept, vec![3_000, 1]);
+    let sig = format!(
+        "class A {{ void M({}) {{}} }}",
+        "int a, ".repeat(1_100) + "int z"
+    );
+    assert!(extract(cs(), &sig).name_too_long);
+}
+
+#[test]
+fn deeply_wrapped_impl_types_resolve_without_recursion() {
+    let source = format!(
+        "struct T;\nimpl {}T {{ fn f() {{}} }}\n",
+        "&".repeat(50_000)
+    );
+    assert_eq!(names(rs(), &source), ["struct T", "method T::f"]);
+}
