@@ -16,10 +16,46 @@ pub struct FilePatch {
     hunks: Vec<unidiff::Hunk>,
 }
 
+const MISSING_SOURCE: &str = "\u{0}diffidx: no source header";
+
+fn has_long_number(line: &str) -> bool {
+    line.split(|c: char| !c.is_ascii_digit())
+        .any(|digits| digits.len() > 9)
+}
+
 /// Parses unified diff text.
 pub fn parse(text: &str) -> Result<Vec<FilePatch>> {
-    let mut set = unidiff::PatchSet::new();
-    set.parse(text).map_err(|e| Error::Patch(e.to_string()))?;
+    let set = unidiff::PatchSet::new();
+    // unidiff 0.4 panics on a `+++` header before any `---` header; a first
+    // `---` line of our own means there always is one, and a file that ends
+    // up with it as its source had no `---` of its own.
+    let guarded = format!("--- {MISSING_SOURCE}\n{text}");
+    // It also panics on a hunk header number over `usize`; line numbers past
+    // a billion are refused before it sees them.
+    if let Some(line) = guarded
+        .lines()
+        .find(|l| l.starts_with("@@") && has_long_number(l))
+    {
+        return Err(Error::Patch(format!(
+            "hunk header {line:?} has a line number over 999,999,999"
+        )));
+    }
+    // Any other panic of the parser is an unreadable patch, not a crash.
+    let parsed = std::panic::catch_unwind(move || {
+        let mut set = set;
+        set.parse(&guarded).map(|()| set)
+    });
+    let set = match parsed {
+        Ok(Ok(set)) => set,
+        Ok(Err(e)) => return Err(Error::Patch(e.to_string())),
+        Err(_) => return Err(Error::Patch("the diff parser failed on this text".into())),
+    };
+    if let Some(file) = set.files().iter().find(|f| f.source_file == MISSING_SOURCE) {
+        return Err(Error::Patch(format!(
+            "the `+++ {}` header has no `---` header before it",
+            file.target_file
+        )));
+    }
     if set.is_empty() && !text.trim().is_empty() {
         return Err(Error::Patch(
             "no file with hunks found (expected `---`/`+++` headers and `@@` hunks)".into(),
@@ -208,5 +244,18 @@ new file mode 100644
     fn garbage_is_an_error() {
         assert!(parse("this is not a diff\n").is_err());
         assert!(parse("").unwrap().is_empty());
+    }
+
+    #[test]
+    fn hostile_headers_are_errors_not_panics() {
+        let err = parse("+++ b/x.rs\n@@ -1 +1 @@\n-a\n+b\n").unwrap_err();
+        assert!(err.to_string().contains("no `---` header"), "{err}");
+        let huge = "--- a/x\n+++ b/x\n@@ -99999999999999999999999 +1 @@\n-a\n+b\n";
+        assert!(parse(huge)
+            .unwrap_err()
+            .to_string()
+            .contains("over 999,999,999"));
+        // The guard line is not seen as a file of its own.
+        assert_eq!(parse(PATCH).unwrap().len(), 2);
     }
 }
