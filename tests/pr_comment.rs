@@ -232,8 +232,9 @@ fn run_twice_in_actions_creates_one_comment_then_updates_it_in_place() {
         .iter()
         .all(|r| r.authorization.as_deref() == Some(&format!("Bearer {TOKEN}"))));
     let methods: Vec<_> = requests.iter().map(|r| r.method.as_str()).collect();
-    assert_eq!(methods, ["GET", "GET", "POST"], "{requests:#?}");
-    assert!(requests[1].target.contains("page=2"), "{requests:#?}");
+    assert_eq!(methods, ["GET", "GET", "GET", "POST"], "{requests:#?}");
+    assert_eq!(requests[0].target, "/user", "who the token writes as");
+    assert!(requests[2].target.contains("page=2"), "{requests:#?}");
 
     // Another push to the PR adds a symbol.
     repo.git(&["checkout", "-q", "topic"]);
@@ -262,8 +263,8 @@ fn run_twice_in_actions_creates_one_comment_then_updates_it_in_place() {
     );
     assert_ne!(ours[0].body, first_body);
     let methods: Vec<_> = server.requests().iter().map(|r| r.method.clone()).collect();
-    assert_eq!(methods, ["GET", "GET", "PATCH"]);
-    assert!(server.requests()[2]
+    assert_eq!(methods, ["GET", "GET", "GET", "PATCH"]);
+    assert!(server.requests()[3]
         .target
         .ends_with(&format!("/issues/comments/{id}")));
     // Every modified and deleted member, with links that resolve.
@@ -306,6 +307,39 @@ fn a_duplicate_comment_is_removed_so_one_remains() {
     assert_eq!(ours[0].id, first);
     assert!(server.comments(PR).iter().all(|c| c.id != second));
     assert_eq!(server.comments(PR).len(), 2);
+}
+
+#[test]
+fn a_marker_comment_by_someone_else_is_never_edited_or_deleted() {
+    let server = FakeGitHub::start();
+    let repo = pull_request_repo();
+    let planted = format!("{MARKER}\nplease click https://evil.example");
+    let theirs = server.seed(PR, "mallory", &planted);
+    succeeded(&Actions::new(&server).run(&repo, &[]));
+    let comments = server.comments(PR);
+    assert_eq!(comments.len(), 2, "ours is created beside theirs");
+    let kept = comments.iter().find(|c| c.id == theirs).unwrap();
+    assert_eq!(kept.body, planted);
+    let ours = comments.iter().find(|c| c.id != theirs).unwrap();
+    assert_eq!(ours.login, "github-actions[bot]");
+    assert!(ours.body.contains("`Shop.Legacy.Old()`"));
+    assert!(server
+        .requests()
+        .iter()
+        .all(|r| !r.target.ends_with(&format!("/comments/{theirs}"))));
+
+    // With a personal token, its own login is the identity: the bot's
+    // comment is someone else's now, and a new one is made.
+    server.set_user("octo-dev");
+    succeeded(&Actions::new(&server).run(&repo, &[]));
+    let comments = server.comments(PR);
+    assert_eq!(comments.len(), 3);
+    assert!(comments.iter().any(|c| c.login == "octo-dev"));
+    // Named explicitly, the bot is the identity again: its comment is found.
+    let out = Actions::new(&server).run(&repo, &["--comment-author", "github-actions[bot]"]);
+    let stderr = succeeded(&out);
+    assert!(stderr.contains("left unchanged"), "{stderr}");
+    assert_eq!(server.comments(PR).len(), 3);
 }
 
 #[test]
@@ -428,4 +462,13 @@ fn missing_inputs_are_usage_errors() {
     assert_usage_error(&repo, &["--base", "main", "--head", "topic"], "--pr");
     let cobol = ["--dry-run", "--base", "main", "--languages", "cobol"];
     assert_usage_error(&repo, &cobol, "known: csharp, rust");
+}
+
+#[test]
+fn the_stand_in_writes_iso_8601_timestamps() {
+    assert_eq!(common::github::timestamp(0), "1970-01-01T00:00:00Z");
+    assert_eq!(
+        common::github::timestamp(1_790_000_000),
+        "2026-09-21T14:13:20Z"
+    );
 }

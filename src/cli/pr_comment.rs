@@ -37,6 +37,12 @@ pub struct PrCommentArgs {
     #[arg(long, value_name = "REV")]
     pub head: Option<String>,
 
+    /// The login the token writes comments as (default: GitHub's answer for
+    /// the token, or github-actions[bot] for an Actions token). Only a
+    /// comment with the marker by this login is ever updated.
+    #[arg(long, value_name = "LOGIN", env = "DIFFIDX_COMMENT_AUTHOR")]
+    pub comment_author: Option<String>,
+
     /// Print the comment's markdown instead of calling GitHub.
     #[arg(long)]
     pub dry_run: bool,
@@ -140,7 +146,8 @@ pub fn run(ctx: &Context, args: &PrCommentArgs) -> anyhow::Result<()> {
         ))
         .into());
     };
-    let client = CommentClient::new(env.api_url(), token, repo_name.clone())?;
+    let client = CommentClient::new(env.api_url(), token, repo_name.clone())?
+        .with_author(args.comment_author.clone());
     match client.upsert(number, &body) {
         Ok(outcome) => {
             let (verb, url) = match &outcome {

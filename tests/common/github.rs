@@ -40,6 +40,9 @@ pub struct Comment {
 struct State {
     /// Whether the token may write (false: a pull request from a fork).
     writable: bool,
+    /// The token's user for `GET /user`; `None`: an installation token,
+    /// which may not read it and writes as `github-actions[bot]`.
+    user: Option<String>,
     comments: Vec<Comment>,
     next_id: u64,
     clock: u64,
@@ -57,6 +60,7 @@ impl FakeGitHub {
         let base = format!("http://{}", listener.local_addr().unwrap());
         let state = Arc::new(Mutex::new(State {
             writable: true,
+            user: None,
             comments: Vec::new(),
             next_id: 1_000,
             clock: 1_790_000_000,
@@ -76,6 +80,11 @@ impl FakeGitHub {
 
     pub fn set_writable(&self, writable: bool) {
         self.state.lock().unwrap().writable = writable;
+    }
+
+    /// Makes the token a personal one, of `login`.
+    pub fn set_user(&self, login: &str) {
+        self.state.lock().unwrap().user = Some(login.to_string());
     }
 
     /// Adds a comment by someone else.
@@ -242,6 +251,16 @@ fn route(state: &mut State, request: &Request, api: &str) -> Response {
         .split('&')
         .filter_map(|kv| kv.split_once('='))
         .collect();
+    if (request.method.as_str(), path) == ("GET", "/user") {
+        return match &state.user {
+            Some(login) => respond(200, user_json(login, api)),
+            None => error(
+                403,
+                "Resource not accessible by integration",
+                "users/users#get-the-authenticated-user",
+            ),
+        };
+    }
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     // `/repos/{owner}/{name}/rest...` or `/repositories/{id}/rest...`.
     let rest = match segments.as_slice() {
@@ -275,7 +294,9 @@ fn route(state: &mut State, request: &Request, api: &str) -> Response {
                     "issues/comments#create-an-issue-comment",
                 );
             };
-            let id = add_comment(state, issue, "github-actions[bot]", &body);
+            let author = state.user.clone();
+            let author = author.as_deref().unwrap_or("github-actions[bot]");
+            let id = add_comment(state, issue, author, &body);
             let comment = state.comments.iter().find(|c| c.id == id).unwrap().clone();
             let mut response = respond(201, comment_json(&comment, api));
             response.headers.push((
@@ -372,7 +393,7 @@ fn list(state: &State, issue: u64, params: &BTreeMap<&str, &str>, api: &str) -> 
     response
 }
 
-fn timestamp(epoch: u64) -> String {
+pub fn timestamp(epoch: u64) -> String {
     // Days-from-civil inverse, enough for an ISO 8601 UTC timestamp.
     let days = (epoch / 86_400) as i64;
     let secs = epoch % 86_400;
@@ -393,6 +414,32 @@ fn timestamp(epoch: u64) -> String {
     )
 }
 
+/// GitHub's simple-user shape (`GET /user` adds profile fields to it).
+fn user_json(login: &str, api: &str) -> Value {
+    let bot = login.ends_with("[bot]");
+    json!({
+        "login": login,
+        "id": if bot { 41_898_282 } else { 583_231 },
+        "node_id": "MDM6Qm90NDE4OTgyODI=",
+        "avatar_url": "https://avatars.githubusercontent.com/in/15368?v=4",
+        "gravatar_id": "",
+        "url": format!("{api}/users/{}", login.replace('[', "%5B").replace(']', "%5D")),
+        "html_url": if bot { "https://github.com/apps/github-actions".to_string() } else { format!("https://github.com/{login}") },
+        "followers_url": format!("{api}/users/{login}/followers"),
+        "following_url": format!("{api}/users/{login}/following{{/other_user}}"),
+        "gists_url": format!("{api}/users/{login}/gists{{/gist_id}}"),
+        "starred_url": format!("{api}/users/{login}/starred{{/owner}}{{/repo}}"),
+        "subscriptions_url": format!("{api}/users/{login}/subscriptions"),
+        "organizations_url": format!("{api}/users/{login}/orgs"),
+        "repos_url": format!("{api}/users/{login}/repos"),
+        "events_url": format!("{api}/users/{login}/events{{/privacy}}"),
+        "received_events_url": format!("{api}/users/{login}/received_events"),
+        "type": if bot { "Bot" } else { "User" },
+        "user_view_type": "public",
+        "site_admin": false
+    })
+}
+
 fn comment_json(c: &Comment, api: &str) -> Value {
     let bot = c.login.ends_with("[bot]");
     json!({
@@ -401,27 +448,7 @@ fn comment_json(c: &Comment, api: &str) -> Value {
         "issue_url": format!("{api}/repos/{OWNER}/{NAME}/issues/{}", c.issue),
         "id": c.id,
         "node_id": format!("IC_kwDOHZ{:08}", c.id),
-        "user": {
-            "login": c.login,
-            "id": 41_898_282,
-            "node_id": "MDM6Qm90NDE4OTgyODI=",
-            "avatar_url": "https://avatars.githubusercontent.com/in/15368?v=4",
-            "gravatar_id": "",
-            "url": format!("{api}/users/{}", c.login.replace('[', "%5B").replace(']', "%5D")),
-            "html_url": if bot { "https://github.com/apps/github-actions".to_string() } else { format!("https://github.com/{}", c.login) },
-            "followers_url": format!("{api}/users/{}/followers", c.login),
-            "following_url": format!("{api}/users/{}/following{{/other_user}}", c.login),
-            "gists_url": format!("{api}/users/{}/gists{{/gist_id}}", c.login),
-            "starred_url": format!("{api}/users/{}/starred{{/owner}}{{/repo}}", c.login),
-            "subscriptions_url": format!("{api}/users/{}/subscriptions", c.login),
-            "organizations_url": format!("{api}/users/{}/orgs", c.login),
-            "repos_url": format!("{api}/users/{}/repos", c.login),
-            "events_url": format!("{api}/users/{}/events{{/privacy}}", c.login),
-            "received_events_url": format!("{api}/users/{}/received_events", c.login),
-            "type": if bot { "Bot" } else { "User" },
-            "user_view_type": "public",
-            "site_admin": false
-        },
+        "user": user_json(&c.login, api),
         "created_at": timestamp(c.created),
         "updated_at": timestamp(c.updated),
         "author_association": if bot { "NONE" } else { "MEMBER" },
@@ -433,13 +460,4 @@ fn comment_json(c: &Comment, api: &str) -> Value {
         },
         "performed_via_github_app": null
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn timestamps_are_iso_8601() {
-        assert_eq!(super::timestamp(0), "1970-01-01T00:00:00Z");
-        assert_eq!(super::timestamp(1_790_000_000), "2026-09-21T14:13:20Z");
-    }
 }

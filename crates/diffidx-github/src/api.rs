@@ -6,8 +6,13 @@
 //! duplicates. Comments are read into a minimal shape (id, body) rather than
 //! octocrab's full model, so that a field GitHub adds or an Enterprise
 //! server leaves out cannot break the lookup. Our comment is the oldest one
-//! whose body starts with [`MARKER`](crate::markdown::MARKER); a second one
-//! (two runs racing, or a retried create) is deleted, so the PR keeps one.
+//! whose body starts with [`MARKER`](crate::markdown::MARKER) *and* that the
+//! token's own identity wrote: anyone can post the marker, and a comment of
+//! someone else's is never edited or deleted. The identity is `GET /user`'s
+//! login; an Actions or App installation token may not read it (403), and
+//! then it is `github-actions[bot]` unless the caller names it. A second
+//! comment of ours (two runs racing, or a retried create) is deleted, so the
+//! PR keeps one.
 
 use std::time::Duration;
 
@@ -18,6 +23,9 @@ use serde::Deserialize;
 use crate::event::RepoName;
 use crate::markdown::MARKER;
 use crate::GithubError;
+
+/// Who writes comments with the Actions `GITHUB_TOKEN`.
+pub const ACTIONS_BOT: &str = "github-actions[bot]";
 
 /// Every call of one run must finish within this.
 const DEADLINE: Duration = Duration::from_secs(120);
@@ -56,6 +64,23 @@ struct IssueComment {
     body: Option<String>,
     #[serde(default)]
     html_url: Option<String>,
+    #[serde(default)]
+    user: Option<Author>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Author {
+    login: String,
+}
+
+impl IssueComment {
+    fn is_ours(&self, identity: &str) -> bool {
+        self.body.as_deref().is_some_and(|b| b.starts_with(MARKER))
+            && self
+                .user
+                .as_ref()
+                .is_some_and(|u| u.login.eq_ignore_ascii_case(identity))
+    }
 }
 
 /// A client for one repository's issue comments.
@@ -63,6 +88,8 @@ pub struct CommentClient {
     crab: Octocrab,
     repo: RepoName,
     runtime: tokio::runtime::Runtime,
+    /// The login our comments are written by, when the caller knows it.
+    author: Option<String>,
 }
 
 impl CommentClient {
@@ -90,7 +117,14 @@ impl CommentClient {
             crab,
             repo,
             runtime,
+            author: None,
         })
+    }
+
+    /// Names the login the token writes as (instead of asking GitHub).
+    pub fn with_author(mut self, login: Option<String>) -> CommentClient {
+        self.author = login.filter(|l| !l.trim().is_empty());
+        self
     }
 
     /// Creates the PR's diffidx comment, or updates the one already there.
@@ -109,7 +143,8 @@ impl CommentClient {
     }
 
     async fn upsert_async(&self, pr: u64, body: &str) -> Result<Outcome, GithubError> {
-        let ours = self.find_ours(pr).await?;
+        let identity = self.identity(pr).await?;
+        let ours = self.find_ours(pr, &identity).await?;
         let Some((first, duplicates)) = ours.split_first() else {
             let route = format!("{}/issues/{pr}/comments", self.route());
             let created: IssueComment = self
@@ -145,8 +180,24 @@ impl CommentClient {
         })
     }
 
-    /// Every comment of the PR that carries the marker, oldest first.
-    async fn find_ours(&self, pr: u64) -> Result<Vec<IssueComment>, GithubError> {
+    /// The login the token writes comments as.
+    async fn identity(&self, pr: u64) -> Result<String, GithubError> {
+        if let Some(login) = &self.author {
+            return Ok(login.clone());
+        }
+        match self.crab.get::<Author, _, ()>("/user", None).await {
+            Ok(user) => Ok(user.login),
+            // Installation tokens may not read `/user`.
+            Err(octocrab::Error::GitHub { source, .. }) if source.status_code.as_u16() == 403 => {
+                Ok(ACTIONS_BOT.to_owned())
+            }
+            Err(e) => Err(self.error(e, "find who the token writes as, for", pr)),
+        }
+    }
+
+    /// Every comment of the PR that carries the marker and that `identity`
+    /// wrote, oldest first.
+    async fn find_ours(&self, pr: u64, identity: &str) -> Result<Vec<IssueComment>, GithubError> {
         let route = format!("{}/issues/{pr}/comments", self.route());
         let mut page: Page<IssueComment> = self
             .crab
@@ -158,7 +209,7 @@ impl CommentClient {
             ours.extend(
                 page.take_items()
                     .into_iter()
-                    .filter(|c| c.body.as_deref().is_some_and(|b| b.starts_with(MARKER))),
+                    .filter(|c| c.is_ours(identity)),
             );
             match self
                 .crab
