@@ -790,3 +790,46 @@ fn hostile_nesting_is_indexed_to_a_limit_by_show_hooks_index_and_rebuild() {
         ["ADDED module m0::m1::m2 deep.rs"]
     );
 }
+
+#[test]
+fn commits_of_one_second_keep_their_graph_order_after_rebuild_and_import() {
+    let mut repo = TestRepo::new();
+    let at = 1_700_000_000;
+    for i in 0..8 {
+        repo.write(
+            "Calc.cs",
+            format!("class Calc\n{{\n    int Add() {{ return {i}; }}\n}}\n"),
+        );
+        repo.commit_at(&format!("edit {i}"), at);
+    }
+    let statuses = |repo: &TestRepo| -> Vec<String> {
+        let out = json(&repo.ok(&["log", "--symbol", "Calc.Add", "--json"]));
+        out.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {}",
+                    e["status"].as_str().unwrap(),
+                    e["subject"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    repo.ok(&["index", "-q", "--days", "100000"]);
+    let indexed = statuses(&repo);
+    assert_eq!(indexed.len(), 8);
+    assert!(indexed[7].starts_with("ADDED"), "{indexed:?}");
+    repo.ok(&["rebuild"]);
+    assert_eq!(statuses(&repo), indexed, "after rebuild");
+    // A clone that imports the notes loads them in the same order.
+    let clone = TestRepo::clone_of(repo.path(), 100);
+    clone.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "refs/notes/diffidx:refs/notes/diffidx",
+    ]);
+    clone.ok(&["index", "-q", "--days", "100000"]);
+    assert_eq!(statuses(&clone), indexed, "in a clone");
+}

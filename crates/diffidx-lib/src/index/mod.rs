@@ -202,7 +202,9 @@ fn sync_from_notes(
             None => {}
         }
     }
-    records.sort_by_key(|r| (r.info.time, r.info.id));
+    // Parents before children, as an index run loads them: the store's
+    // load order breaks ties between commits of the same second.
+    let records = walk::in_graph_order(records, |r| &r.info);
     let mut batch = Vec::new();
     for record in records {
         batch.push(record);

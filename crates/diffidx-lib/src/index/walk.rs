@@ -84,6 +84,23 @@ fn ancestors(repo: &Repo, tip: ObjectId) -> Result<HashSet<ObjectId>> {
     Ok(out)
 }
 
+/// Orders items by their commits (see [`topological`]): parents first,
+/// otherwise oldest first.
+pub(super) fn in_graph_order<T>(items: Vec<T>, info: impl Fn(&T) -> &CommitInfo) -> Vec<T> {
+    let commits: HashMap<ObjectId, CommitInfo> = items
+        .iter()
+        .map(|i| (info(i).id, info(i).clone()))
+        .collect();
+    let position: HashMap<ObjectId, usize> = topological(commits, &[])
+        .iter()
+        .enumerate()
+        .map(|(n, c)| (c.id, n))
+        .collect();
+    let mut items = items;
+    items.sort_by_key(|i| position.get(&info(i).id).copied());
+    items
+}
+
 /// Orders commits so that every parent comes before its children. Commits
 /// not reachable from a tip through the set itself (the set may have holes
 /// where commits are already noted) are ordered from the oldest.
