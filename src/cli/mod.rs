@@ -1,6 +1,7 @@
 //! The command line: global flags and the subcommands, one file each with
 //! its own flags; what they share is in `util`.
 
+mod fsck;
 mod hook_run;
 mod hooks;
 mod index;
@@ -55,6 +56,8 @@ enum Command {
     Status(status::StatusArgs),
     /// Recreate the store from the notes alone.
     Rebuild(rebuild::RebuildArgs),
+    /// Check every note, and the store against the notes; say what to repair.
+    Fsck(fsck::FsckArgs),
     /// Push every indexed commit not pushed yet to the shared Neo4j
     /// (NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE).
     Push(push::PushArgs),
@@ -86,6 +89,7 @@ pub fn main() -> ExitCode {
         Command::Log(args) => log::run(&ctx, args),
         Command::Status(args) => status::run(&ctx, args),
         Command::Rebuild(args) => rebuild::run(&ctx, args),
+        Command::Fsck(args) => fsck::run(&ctx, args),
         Command::Push(args) => push::run(&ctx, args),
         Command::Init(args) => init::run(&ctx, args),
         Command::PrComment(args) => pr_comment::run(&ctx, args),

@@ -22,16 +22,39 @@ pub enum OpenError {
 pub const WAIT: Duration = Duration::from_secs(30);
 
 /// Opens the store read-write (the caller holds the writer lock). A store
-/// that cannot be opened (corrupt, or of another schema) is moved aside and
-/// recreated, to be refilled from the notes.
+/// that cannot be opened (corrupt, of another schema, or changed since its
+/// seal) is moved aside and recreated, to be refilled from the notes.
 pub fn for_writing(state: &StateDir) -> Result<Store, StoreError> {
-    match read_write(state, WAIT) {
+    // A file changed behind diffidx's back may crash the engine on open:
+    // it is set aside before anything reads it.
+    let opened = if store::seal::check(&state.store()) == store::seal::SealState::Differs {
+        Err(StoreError::Unusable {
+            path: state.store(),
+            reason: "its bytes changed since diffidx wrote it".into(),
+        })
+    } else {
+        read_write(state, WAIT)
+    };
+    match opened {
         Err(StoreError::Unusable { .. }) => {
             let path = state.store();
             let stamp = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs())
                 .unwrap_or(0);
+            // Only the latest broken store is kept, for a post-mortem.
+            if let Some(dir) = path.parent() {
+                for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                    if entry
+                        .file_name()
+                        .to_string_lossy()
+                        .starts_with("graph.broken-")
+                    {
+                        let _ = std::fs::remove_file(entry.path())
+                            .or_else(|_| std::fs::remove_dir_all(entry.path()));
+                    }
+                }
+            }
             store::remove_files(&path, Some(&path.with_extension(format!("broken-{stamp}"))));
             read_write(state, WAIT)
         }

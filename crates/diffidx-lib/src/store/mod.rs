@@ -12,6 +12,7 @@ mod kuzu;
 mod load;
 mod read;
 mod schema;
+pub mod seal;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use ::kuzu::{Connection, Database, SystemConfig};
 
-pub use read::{Counts, HistoryEntry, Reader};
+pub use read::{Counts, HistoryEntry, Reader, StoreContents};
 pub use schema::SCHEMA_VERSION;
 
 use self::kuzu::{as_string, execute, prepare, query, run, string};
@@ -51,8 +52,22 @@ pub enum Access {
 }
 
 pub struct Store {
-    db: Database,
+    /// Always `Some` until dropped (a writer closes it before sealing).
+    db: Option<Database>,
     path: PathBuf,
+    access: Access,
+}
+
+/// A writer seals the store when it closes: the blake3 of its bytes, so that
+/// `fsck` can tell a store changed by anything but diffidx (readers do not
+/// change the file).
+impl Drop for Store {
+    fn drop(&mut self) {
+        drop(self.db.take());
+        if self.access == Access::ReadWrite {
+            seal::write(&self.path);
+        }
+    }
 }
 
 impl Store {
@@ -101,17 +116,27 @@ impl Store {
             }
         };
         let store = Store {
-            db,
+            db: Some(db),
             path: path.to_owned(),
+            access,
         };
-        if access == Access::ReadWrite {
-            store.ensure_schema()?;
+        match access {
+            Access::ReadWrite => {
+                // Until this writer closes, the seal no longer vouches.
+                seal::remove(path);
+                store.ensure_schema()?
+            }
+            Access::ReadOnly => store.check_schema()?,
         }
         Ok(store)
     }
 
     fn conn(&self) -> Result<Connection<'_>> {
-        Connection::new(&self.db).map_err(|e| StoreError::Query {
+        let db = self.db.as_ref().ok_or(StoreError::Query {
+            what: "connect",
+            reason: "the store is closed".into(),
+        })?;
+        Connection::new(db).map_err(|e| StoreError::Query {
             what: "connect",
             reason: e.to_string(),
         })
@@ -129,6 +154,25 @@ impl Store {
                 path: self.path.clone(),
                 reason: format!("it has schema version {v}, this diffidx writes {SCHEMA_VERSION}"),
             }),
+        }
+    }
+
+    /// A reader cannot create tables: a store without them (emptied or
+    /// damaged) or of another version is unusable, with what to run.
+    fn check_schema(&self) -> Result<()> {
+        let unusable = |reason: String| StoreError::Unusable {
+            path: self.path.clone(),
+            reason,
+        };
+        match self.meta("schema") {
+            Ok(Some(v)) if v == SCHEMA_VERSION => Ok(()),
+            Ok(Some(v)) => Err(unusable(format!(
+                "it has schema version {v}, this diffidx reads {SCHEMA_VERSION}"
+            ))),
+            Ok(None) => Err(unusable("it records no schema version".into())),
+            Err(e) => Err(unusable(format!(
+                "it holds no diffidx tables (emptied or damaged: {e})"
+            ))),
         }
     }
 
@@ -173,7 +217,7 @@ fn set_meta(conn: &Connection<'_>, key: &str, value: &str) -> Result<()> {
 /// Removes (or moves aside, to `aside`) the store at `path` and its
 /// write-ahead log. The store must not be open.
 pub fn remove_files(path: &Path, aside: Option<&Path>) {
-    for suffix in ["", ".wal", ".shadow", ".tmp"] {
+    for suffix in ["", ".wal", ".shadow", ".tmp", seal::SUFFIX] {
         let file = PathBuf::from(format!("{}{suffix}", path.display()));
         if !file.exists() {
             continue;

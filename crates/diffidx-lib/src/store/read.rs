@@ -212,3 +212,50 @@ impl<'s> Reader<'s> {
             .collect())
     }
 }
+
+/// Everything `fsck` compares with the notes, read in two scans.
+#[derive(Debug, Default)]
+pub struct StoreContents {
+    /// Per commit, its changes: (symbol id, status, start line, end line).
+    pub changes: HashMap<String, Vec<(String, String, u32, u32)>>,
+    /// Commits with no change (a note without deltas).
+    pub commits: HashSet<String>,
+    /// Every symbol: id, path, kind, qualname, sig, content hash.
+    pub symbols: Vec<[String; 6]>,
+}
+
+impl Store {
+    /// Reads what the store holds, for comparing with the notes.
+    pub fn contents(&self) -> Result<StoreContents> {
+        let conn = self.conn()?;
+        let mut contents = StoreContents {
+            commits: self.commits()?,
+            ..StoreContents::default()
+        };
+        let text = |v: &Value| as_string(v).unwrap_or_default();
+        let rows = super::kuzu::query(
+            &conn,
+            "read every change",
+            "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) \
+             RETURN c.sha, s.id, e.status, e.start_line, e.end_line",
+        )?;
+        for row in rows {
+            contents.changes.entry(text(&row[0])).or_default().push((
+                text(&row[1]),
+                text(&row[2]),
+                as_u32(&row[3]),
+                as_u32(&row[4]),
+            ));
+        }
+        let rows = super::kuzu::query(
+            &conn,
+            "read every symbol",
+            "MATCH (s:Symbol) RETURN s.id, s.path, s.kind, s.qualname, s.sig, s.content_hash",
+        )?;
+        contents.symbols = rows
+            .iter()
+            .map(|r| std::array::from_fn(|i| text(&r[i])))
+            .collect();
+        Ok(contents)
+    }
+}
