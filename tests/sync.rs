@@ -171,7 +171,11 @@ fn push_stores_one_change_per_delta_and_pushing_again_changes_nothing() {
 
     let again = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
     assert!(again.status.success());
-    assert!(String::from_utf8_lossy(&again.stderr).contains("up to date"));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("has every pushable commit"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     assert_eq!(count(&server, &db, changes), deltas);
     assert_eq!(
         count(&server, &db, "MATCH (s:Symbol) RETURN count(s) AS n"),
@@ -236,7 +240,7 @@ fn bad_credentials_and_an_unreachable_server_fail_clearly_and_lose_nothing() {
     let db = fresh_database(&server, "b");
     let status = with_neo4j(&repo, &server, &db, &server.password, &["status", "--json"]);
     let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
-    assert_eq!(status["neo4j_backlog"], 6);
+    assert_eq!(status["neo4j_backlog"]["pending"], 6);
     assert!(!status.to_string().contains(&server.password));
     let ok = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
     common::succeeded(&ok);
@@ -393,8 +397,8 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
         http: first.get("DIFFIDX_BOLT_HTTP").to_owned(),
     };
     let data = first.get("DIFFIDX_BOLT_DATA").to_owned();
-    let repo = repo_with(240, "Delta");
-    repo.git(&["config", "diffidx.neo4j.batchSize", "20"]);
+    let repo = repo_with(400, "Delta");
+    repo.git(&["config", "diffidx.neo4j.batchSize", "1"]);
     repo.ok(&["index", "-q"]);
     let mut push = Command::new(common::bin())
         .args(["push"])
@@ -406,7 +410,8 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Kill the server once some, but not all, batches are in.
+    // Kill the server once some, but not all, batches are in (one commit
+    // a transaction: hundreds of round trips, so the kill lands mid-push).
     let watermark_dir = repo.path().join(".git/diffidx/neo4j");
     let started = std::time::Instant::now();
     loop {
@@ -432,9 +437,11 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
                 .count()
         })
         .sum::<usize>();
+    // The kill must have interrupted the push, or this test proves nothing.
+    assert!(!status.success(), "the push survived the kill");
     assert!(
-        !status.success() || pushed_before == 240,
-        "the push survived the kill"
+        pushed_before > 0 && pushed_before < 400,
+        "killed after {pushed_before} of 400 commits"
     );
     drop(first);
     let second = OwnServer::start(dir.path(), Some(&data), (7697, 2497));
@@ -451,7 +458,7 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
     );
     assert_eq!(
         count(&server, "neo4j", "MATCH (c:Commit) RETURN count(c) AS n"),
-        240
+        400
     );
 }
 
@@ -617,4 +624,59 @@ fn credentials_in_urls_are_never_stored_printed_or_logged() {
     ] {
         assert!(!seen.contains(secret), "{secret} leaked: {seen}");
     }
+}
+
+#[test]
+fn an_invalid_note_is_counted_shown_and_fails_push_and_the_hook_until_repaired() {
+    let server = server();
+    let db = fresh_database(&server, "i");
+    let repo = repo_with(5, "Invalid");
+    repo.ok(&["index", "-q"]);
+    let target = repo.git(&["rev-parse", "HEAD~2"]).trim().to_owned();
+    repo.git(&[
+        "notes",
+        "--ref",
+        "diffidx",
+        "add",
+        "-f",
+        "-m",
+        "{\"v\":7}",
+        &target,
+    ]);
+
+    let out = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pushed 4 commits"), "{err}");
+    assert!(err.contains(&format!("invalid note {target}")), "{err}");
+    assert!(err.contains("`git diffidx rebuild`"), "{err}");
+    let status = with_neo4j(&repo, &server, &db, &server.password, &["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["neo4j_backlog"]["pending"], 0, "{status}");
+    assert_eq!(status["neo4j_backlog"]["skipped"], 1, "{status}");
+
+    // The hook's push skips it too, and says so in `status`.
+    let hook = with_neo4j(
+        &repo,
+        &server,
+        &db,
+        &server.password,
+        &["hook-run", "post-commit"],
+    );
+    assert!(hook.status.success());
+    let status = with_neo4j(&repo, &server, &db, &server.password, &["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let last_error = status["last_error"].as_str().unwrap_or_default();
+    assert!(last_error.contains("1 invalid notes were not"), "{status}");
+
+    common::succeeded(&repo.diffidx(&["rebuild"]));
+    let out = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
+    common::succeeded(&out);
+    let status = with_neo4j(&repo, &server, &db, &server.password, &["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["neo4j_backlog"]["skipped"], 0, "{status}");
+    assert_eq!(
+        count(&server, &db, "MATCH (c:Commit) RETURN count(c) AS n"),
+        5
+    );
 }

@@ -3,7 +3,7 @@
 use clap::Args;
 use diffidx_lib::sync::{push, Neo4jConfig};
 
-use super::util::{push_summary, Context, UsageError};
+use super::util::{push_summary, terminal_safe, Context, UsageError};
 
 #[derive(Args)]
 pub struct PushArgs {
@@ -22,8 +22,18 @@ pub fn run(ctx: &Context, args: &PushArgs) -> anyhow::Result<()> {
     };
     let started = std::time::Instant::now();
     let report = push(&repo, &config)?;
-    if !args.quiet {
+    if !args.quiet || !report.invalid.is_empty() {
         eprintln!("{}", push_summary(&report, &config, started.elapsed()));
     }
-    Ok(())
+    for (commit, reason) in report.invalid.iter().take(5) {
+        eprintln!("  invalid note {commit}: {}", terminal_safe(reason));
+    }
+    if report.invalid.is_empty() {
+        Ok(())
+    } else {
+        Err(anyhow::anyhow!(
+            "{} notes were not pushed; `git diffidx rebuild` recomputes them, then push again",
+            report.invalid.len()
+        ))
+    }
 }

@@ -31,7 +31,7 @@ struct Status {
     last_error: Option<String>,
     /// Noted commits not pushed to the configured Neo4j yet (absent without credentials).
     #[serde(skip_serializing_if = "Option::is_none")]
-    neo4j_backlog: Option<usize>,
+    neo4j_backlog: Option<diffidx_lib::sync::Backlog>,
 }
 
 const COUNT_LIMIT: usize = 100_000;
@@ -91,8 +91,17 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
     } else {
         "query server:      not running (the next `log` starts one)\n"
     });
-    if let Some(n) = status.neo4j_backlog {
-        out.push_str(&format!("neo4j backlog:     {n} commits not pushed yet\n"));
+    if let Some(backlog) = status.neo4j_backlog {
+        out.push_str(&format!(
+            "neo4j backlog:     {} commits not pushed yet\n",
+            backlog.pending
+        ));
+        if backlog.skipped > 0 {
+            out.push_str(&format!(
+                "                   {} notes the last push skipped (invalid, or of commits not here; see `git diffidx fsck`)\n",
+                backlog.skipped
+            ));
+        }
     }
     if let Some(err) = &status.last_error {
         out.push_str(&format!("last error:        {err}\n"));

@@ -279,9 +279,9 @@ pub fn push_summary(
     config: &Neo4jConfig,
     took: std::time::Duration,
 ) -> String {
-    if report.commits == 0 {
+    let mut text = if report.commits == 0 {
         format!(
-            "Neo4j at {} is up to date ({} commits pushed before)",
+            "Neo4j at {} has every pushable commit ({} pushed before)",
             config.uri, report.already
         )
     } else {
@@ -294,5 +294,18 @@ pub fn push_summary(
             config.repo_id,
             took.as_secs_f64()
         )
+    };
+    if report.absent > 0 {
+        text.push_str(&format!(
+            "; {} notes are of commits this clone does not have",
+            report.absent
+        ));
     }
+    if !report.invalid.is_empty() {
+        text.push_str(&format!(
+            "; {} notes fail validation and were not pushed (see `git diffidx fsck`)",
+            report.invalid.len()
+        ));
+    }
+    text
 }

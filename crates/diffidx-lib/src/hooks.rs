@@ -189,14 +189,25 @@ pub fn run(repo: &Repo, options: &IndexOptions) -> Result<(), IndexError> {
                     "{} computed, {} imported, {} loaded",
                     r.computed, r.imported, r.loaded
                 );
-                match crate::sync::push_if_configured(repo) {
-                    Ok(Some((_, Ok(pushed)))) => {
-                        line.push_str(&format!(", {} pushed", pushed.commits))
+                // A push that fails or skips notes is this run's error: it
+                // shows in `status` until a later run succeeds.
+                let pushed = match crate::sync::push_if_configured(repo) {
+                    Ok(Some((_, Ok(pushed)))) if pushed.invalid.is_empty() => {
+                        line.push_str(&format!(", {} pushed", pushed.commits));
+                        Ok(())
                     }
-                    Ok(Some((_, Err(e)))) | Err(e) => state.log(&format!("push failed: {e}")),
-                    Ok(None) => {}
+                    Ok(Some((_, Ok(pushed)))) => Err(format!(
+                        "{} pushed, but {} invalid notes were not (see `git diffidx fsck`)",
+                        pushed.commits,
+                        pushed.invalid.len()
+                    )),
+                    Ok(Some((_, Err(e)))) | Err(e) => Err(format!("push failed: {e}")),
+                    Ok(None) => Ok(()),
+                };
+                match pushed {
+                    Ok(()) => state.record_outcome(Ok(&line)),
+                    Err(e) => state.record_outcome(Err(&format!("{line}; {e}"))),
                 }
-                state.record_outcome(Ok(&line));
             }
             Err(e) => state.record_outcome(Err(&e.to_string())),
         }

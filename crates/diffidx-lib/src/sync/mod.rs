@@ -58,17 +58,43 @@ pub struct PushReport {
     pub rows: usize,
     pub transactions: usize,
     pub already: usize,
+    /// Notes that fail validation, not pushed: (commit, reason).
+    pub invalid: Vec<(String, String)>,
+    /// Notes for commits this clone does not have (nothing to push them with).
+    pub absent: usize,
+}
+
+/// Noted commits not pushed to a target yet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Backlog {
+    /// Waiting for the next push.
+    pub pending: usize,
+    /// Skipped by the last push: invalid notes (see `fsck`), or notes of
+    /// commits this clone lacks. They stay out until they change.
+    pub skipped: usize,
 }
 
 /// Noted commits not pushed to this target yet.
-pub fn backlog(repo: &Repo, config: &Neo4jConfig) -> Result<usize> {
-    let pushed = read_watermark(&config.watermark_path(&StateDir::of(repo)))?;
+pub fn backlog(repo: &Repo, config: &Neo4jConfig) -> Result<Backlog> {
+    let watermark = config.watermark_path(&StateDir::of(repo));
+    let pushed = read_watermark(&watermark)?;
+    let skipped = read_watermark(&skipped_path(&watermark))?;
     let notes = repo.notes()?;
-    Ok(notes
-        .list()?
-        .iter()
-        .filter(|(c, _)| !pushed.contains(&c.to_string()))
-        .count())
+    let mut backlog = Backlog::default();
+    for (commit, _) in notes.list()? {
+        let sha = commit.to_string();
+        if skipped.contains(&sha) {
+            backlog.skipped += 1;
+        } else if !pushed.contains(&sha) {
+            backlog.pending += 1;
+        }
+    }
+    Ok(backlog)
+}
+
+/// Where a push lists the notes it could not push (rewritten by every push).
+fn skipped_path(watermark: &std::path::Path) -> PathBuf {
+    watermark.with_extension("skipped")
 }
 
 /// What `index` and the hooks do after indexing: push when credentials are
@@ -99,6 +125,7 @@ async fn push_async(repo: &Repo, config: &Neo4jConfig) -> Result<PushReport> {
     let pushed = read_watermark(&watermark)?;
     let mut notes = repo.notes()?;
     let mut todo = Vec::new();
+    let mut skipped = Vec::new();
     let mut report = PushReport::default();
     for (commit, _) in notes.list()? {
         if pushed.contains(&commit.to_string()) {
@@ -106,12 +133,20 @@ async fn push_async(repo: &Repo, config: &Neo4jConfig) -> Result<PushReport> {
             continue;
         }
         let Ok(info) = repo.commit(commit) else {
+            report.absent += 1;
+            skipped.push(commit.to_string());
             continue;
         };
-        if let Some(Ok(note)) = notes.read_validated(&info)? {
-            todo.push((info, note));
+        match notes.read_validated(&info)? {
+            Some(Ok(note)) => todo.push((info, note)),
+            Some(Err(reason)) => {
+                skipped.push(commit.to_string());
+                report.invalid.push((commit.to_string(), reason));
+            }
+            None => {}
         }
     }
+    write_skipped(&skipped_path(&watermark), &skipped)?;
     if todo.is_empty() {
         return Ok(report);
     }
@@ -157,6 +192,29 @@ fn read_watermark(path: &std::path::Path) -> Result<HashSet<String>> {
             source,
         }),
     }
+}
+
+fn write_skipped(path: &std::path::Path, shas: &[String]) -> Result<()> {
+    if shas.is_empty() {
+        return match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(SyncError::Io {
+                path: path.to_owned(),
+                source: e,
+            }),
+            _ => Ok(()),
+        };
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| SyncError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+    }
+    let text: String = shas.iter().map(|s| format!("{s}\n")).collect();
+    std::fs::write(path, text).map_err(|source| SyncError::Io {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 fn append_watermark(path: &std::path::Path, shas: impl Iterator<Item = String>) -> Result<()> {
