@@ -235,3 +235,44 @@ fn hook_runs_beside_a_busy_server_index_every_commit() {
     assert_eq!(status["unindexed_commits"], 0, "{status}");
     assert_eq!(status["last_error"], serde_json::Value::Null, "{status}");
 }
+
+/// Sends `signal` to a process with the `kill` command.
+fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_stopped_server_is_found_at_once_and_does_not_hold_the_writer() {
+    let mut repo = repo_with_history();
+    let mut server = Server::start(&repo, "600");
+    // It has the store open once it has answered.
+    assert_eq!(log_json(&repo, true), log_json(&repo, false));
+    let pid = server.child.id();
+    signal(pid, "-STOP");
+    repo.write(
+        "src/Cart.cs",
+        "namespace Shop { class Cart { int Total() => 3; } }\n",
+    );
+    repo.commit("three");
+    let started = Instant::now();
+    let out = repo.diffidx(&["index"]);
+    let took = started.elapsed();
+    succeeded(&out);
+    // Not a speed check: the store's open wait is 30 s, and a stopped
+    // server used to hold the writer for all of it.
+    assert!(took < Duration::from_secs(20), "index waited {took:?}");
+    let status = server.child.wait().unwrap();
+    assert!(!status.success(), "the stopped server was killed");
+    let log = std::fs::read_to_string(repo.path().join(".git/diffidx/hook.log")).unwrap();
+    assert!(
+        log.contains(&format!(
+            "killed the query server (pid {pid}): it was stopped"
+        )),
+        "{log}"
+    );
+    assert!(log_json(&repo, false).contains("three"));
+}

@@ -26,7 +26,10 @@ pub struct Answer {
 
 /// One request, one response.
 fn call(socket: &Path, request: &Request, timeout: Duration) -> std::io::Result<Response> {
-    let stream = UnixStream::connect(socket)?;
+    call_on(UnixStream::connect(socket)?, request, timeout)
+}
+
+fn call_on(stream: UnixStream, request: &Request, timeout: Duration) -> std::io::Result<Response> {
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
     let mut line = serde_json::to_string(request).map_err(std::io::Error::other)?;
@@ -37,14 +40,83 @@ fn call(socket: &Path, request: &Request, timeout: Duration) -> std::io::Result<
     serde_json::from_str(&reply).map_err(std::io::Error::other)
 }
 
+/// How long a server may take to close the store when asked.
+const RELEASE_WAIT: Duration = Duration::from_secs(3);
+
+/// What [`release`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Released {
+    /// No server was listening.
+    NoServer,
+    /// The server closed the store.
+    Closed,
+    /// The server could not answer (stopped, or wedged past [`RELEASE_WAIT`])
+    /// and was killed: a reader is only a cache, and it held the store.
+    Killed { pid: i32, stopped: bool },
+}
+
 /// Asks a running server to close the store, and waits until it has (or
-/// there is none). Called before every read-write open of the store.
-pub fn release(socket: &Path) {
-    if socket.exists() {
-        let _ = call(socket, &Request::Release, Duration::from_secs(10));
+/// there is none). Called before every read-write open of the store. A
+/// server that cannot answer would hold the store for good, so one that is
+/// stopped (found at once, from the socket's peer) or does not answer in
+/// time is killed instead.
+pub fn release(socket: &Path) -> Released {
+    if !socket.exists() {
+        return Released::NoServer;
+    }
+    let Ok(stream) = UnixStream::connect(socket) else {
+        return Released::NoServer;
+    };
+    let pid = rustix::net::sockopt::socket_peercred(&stream)
+        .ok()
+        .map(|cred| cred.pid)
+        .filter(|&pid| pid != rustix::process::getpid());
+    if let Some(pid) = pid.filter(|&pid| is_stopped(pid)) {
+        return kill(pid, true);
+    }
+    match call_on(stream, &Request::Release, RELEASE_WAIT) {
+        Ok(_) => Released::Closed,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) =>
+        {
+            match pid {
+                Some(pid) => kill(pid, false),
+                None => Released::NoServer,
+            }
+        }
+        Err(_) => Released::NoServer,
     }
 }
 
+/// A process's state letter from `/proc/PID/stat` (`R`, `S`, `T`, `Z`, ...).
+fn process_state(pid: rustix::process::Pid) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero())).ok()?;
+    // `pid (comm) state ...`; comm may hold spaces and parentheses.
+    stat.rsplit_once(") ")?.1.chars().next()
+}
+
+/// Stopped by SIGSTOP or a debugger.
+fn is_stopped(pid: rustix::process::Pid) -> bool {
+    matches!(process_state(pid), Some('T' | 't'))
+}
+
+fn kill(pid: rustix::process::Pid, stopped: bool) -> Released {
+    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    // Wait for it to be gone, so that its hold on the store is released.
+    let started = std::time::Instant::now();
+    while started.elapsed() < RELEASE_WAIT
+        && process_state(pid).is_some_and(|state| !matches!(state, 'Z' | 'X'))
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Released::Killed {
+        pid: pid.as_raw_nonzero().get(),
+        stopped,
+    }
+}
 /// The history from a running server; `None` when there is no usable one.
 pub fn history(socket: &Path, query: &SymbolQuery, head: Option<String>) -> Option<Answer> {
     let request = Request::History {

@@ -68,7 +68,18 @@ pub fn for_writing(state: &StateDir) -> Result<Store, StoreError> {
 fn read_write(state: &StateDir, wait: Duration) -> Result<Store, StoreError> {
     let started = Instant::now();
     loop {
-        crate::client::release(&state.socket());
+        if let crate::client::Released::Killed { pid, stopped } =
+            crate::client::release(&state.socket())
+        {
+            let why = if stopped {
+                "was stopped"
+            } else {
+                "did not answer"
+            };
+            state.log(&format!(
+                "killed the query server (pid {pid}): it {why} and held the store"
+            ));
+        }
         match Store::open(&state.store(), Access::ReadWrite, Duration::ZERO) {
             Err(StoreError::Locked { .. }) if started.elapsed() < wait => {
                 std::thread::sleep(Duration::from_millis(50));
