@@ -234,7 +234,10 @@ fn flush(
         return Ok(());
     }
     let message = format!("diffidx: index {} commits", batch.len());
-    if notes.commit(&message)?.is_some() {
+    crate::fault::point("notes-staged");
+    let committed = notes.commit(&message)?;
+    crate::fault::point("notes-committed");
+    if committed.is_some() {
         report.notes_commits += 1;
     }
     let tip = notes.tip().map(|t| t.to_string());

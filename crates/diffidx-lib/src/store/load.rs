@@ -19,7 +19,12 @@ impl Store {
         let conn = self.conn()?;
         run(&conn, "begin", "BEGIN TRANSACTION")?;
         match load_in_transaction(&conn, records, notes_tip) {
-            Ok(()) => run(&conn, "commit", "COMMIT"),
+            Ok(()) => {
+                crate::fault::point("store-uncommitted");
+                run(&conn, "commit", "COMMIT")?;
+                crate::fault::point("store-committed");
+                Ok(())
+            }
             Err(e) => {
                 let _ = run(&conn, "rollback", "ROLLBACK");
                 Err(e)
