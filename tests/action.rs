@@ -340,8 +340,8 @@ fn a_failure_is_a_warning_unless_fail_on_error() {
 
 #[test]
 fn the_cache_key_names_the_platform_and_hashes_the_sources() {
-    let key = || {
-        let out = Command::new(project().join("action/run.sh"))
+    let key = |root: &Path| {
+        let out = Command::new(root.join("action/run.sh"))
             .arg("cache-key")
             .env("RUNNER_OS", "Linux")
             .env("RUNNER_ARCH", "X64")
@@ -350,8 +350,53 @@ fn the_cache_key_names_the_platform_and_hashes_the_sources() {
         assert!(out.status.success(), "{}", output_text(&out));
         String::from_utf8(out.stdout).unwrap()
     };
-    let first = key();
+    let first = key(project());
     assert!(first.starts_with("key=diffidx-Linux-X64-"), "{first}");
     assert_eq!(first.trim().len(), "key=diffidx-Linux-X64-".len() + 16);
-    assert_eq!(key(), first, "deterministic");
+    assert_eq!(key(project()), first, "deterministic");
+
+    // A copy of the inputs has the same key; the key follows every input
+    // (a source file, the lock, a hook script) and nothing else.
+    let copy = tempfile::tempdir().unwrap();
+    for input in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "src",
+        "crates",
+        "action",
+        "hooks",
+        "README.md",
+    ] {
+        let status = Command::new("cp")
+            .args(["-a"])
+            .arg(project().join(input))
+            .arg(copy.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let copied = copy.path();
+    assert_eq!(key(copied), first, "the key depends on content, not place");
+    let edit = |path: &str, extra: &str| {
+        let mut text = std::fs::read_to_string(copied.join(path)).unwrap();
+        text.push_str(extra);
+        std::fs::write(copied.join(path), text).unwrap();
+    };
+    edit("README.md", "\nnot a build input\n");
+    assert_eq!(
+        key(copied),
+        first,
+        "a file outside the build leaves the key"
+    );
+    let mut seen = vec![first];
+    for (path, extra) in [
+        ("crates/diffidx-core/src/lib.rs", "\n// changed\n"),
+        ("Cargo.lock", "\n"),
+        ("hooks/post-commit", "\n# changed\n"),
+    ] {
+        edit(path, extra);
+        let changed = key(copied);
+        assert!(!seen.contains(&changed), "{path} did not change the key");
+        seen.push(changed);
+    }
 }

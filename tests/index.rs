@@ -476,8 +476,14 @@ fn a_killed_index_run_is_caught_up_by_the_next() {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(delay_ms));
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+        // The kill must interrupt a running index, or this proves nothing.
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "index finished within {delay_ms} ms"
+        );
+        child.kill().unwrap(); // SIGKILL
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(child.wait().unwrap().signal(), Some(9));
     }
     let out = repo.diffidx(&["index"]);
     common::succeeded(&out);
