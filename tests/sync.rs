@@ -235,13 +235,20 @@ fn bad_credentials_and_an_unreachable_server_fail_clearly_and_lose_nothing() {
     assert!(index.status.success());
     assert!(String::from_utf8_lossy(&index.stderr).contains("run `git diffidx push` to retry"));
     // A hook's push to a server that is down is this run's error in `status`.
-    assert!(run("bolt://127.0.0.1:9", "secret-value", &["hook-run", "post-commit"])
-        .status
-        .success());
+    assert!(run(
+        "bolt://127.0.0.1:9",
+        "secret-value",
+        &["hook-run", "post-commit"]
+    )
+    .status
+    .success());
     let status = run("bolt://127.0.0.1:9", "secret-value", &["status", "--json"]);
     let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     let last_error = status["last_error"].as_str().unwrap_or_default();
-    assert!(last_error.contains("push failed: cannot reach Neo4j"), "{status}");
+    assert!(
+        last_error.contains("push failed: cannot reach Neo4j"),
+        "{status}"
+    );
     assert!(!last_error.contains("secret-value"));
 
     // Nothing was lost: a push to a working server sends everything.
