@@ -413,9 +413,11 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
         http: first.get("DIFFIDX_BOLT_HTTP").to_owned(),
     };
     let data = first.get("DIFFIDX_BOLT_DATA").to_owned();
-    let repo = repo_with(400, "Delta");
+    let repo = repo_with(60, "Delta");
     repo.git(&["config", "diffidx.neo4j.batchSize", "1"]);
     repo.ok(&["index", "-q"]);
+    // The push stops itself after its first transaction; the server is
+    // killed while it is stopped, then the push goes on against it.
     let mut push = Command::new(common::bin())
         .args(["push"])
         .current_dir(repo.path())
@@ -423,27 +425,31 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
         .env("NEO4J_USERNAME", &server.user)
         .env("NEO4J_PASSWORD", &server.password)
         .env("NEO4J_DATABASE", "neo4j")
+        .env("DIFFIDX_FAULT", "push-batch-done:stop")
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Kill the server once some, but not all, batches are in (one commit
-    // a transaction: hundreds of round trips, so the kill lands mid-push).
-    let watermark_dir = repo.path().join(".git/diffidx/neo4j");
-    let started = std::time::Instant::now();
-    loop {
-        let lines = std::fs::read_dir(&watermark_dir)
+    let state = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .ok()
-            .and_then(|mut d| d.next())
-            .and_then(|e| std::fs::read_to_string(e.unwrap().path()).ok())
-            .map(|t| t.lines().count())
-            .unwrap_or(0);
-        if lines > 0 || started.elapsed() > std::time::Duration::from_secs(60) {
-            break;
-        }
+            .and_then(|s| s.rsplit_once(") ").and_then(|(_, r)| r.chars().next()))
+    };
+    let started = std::time::Instant::now();
+    while state(push.id()) != Some('T') {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the push never reached its first transaction"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     first.kill();
-    let status = push.wait().unwrap();
+    let resumed = Command::new("kill")
+        .args(["-CONT", &push.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(resumed.success());
+    let out = push.wait_with_output().unwrap();
+    let watermark_dir = repo.path().join(".git/diffidx/neo4j");
     let pushed_before = std::fs::read_dir(&watermark_dir)
         .unwrap()
         .map(|e| {
@@ -453,12 +459,14 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
                 .count()
         })
         .sum::<usize>();
-    // The kill must have interrupted the push, or this test proves nothing.
-    assert!(!status.success(), "the push survived the kill");
+    // The kill interrupted the push after exactly one transaction.
+    assert!(!out.status.success(), "the push survived the kill");
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        pushed_before > 0 && pushed_before < 400,
-        "killed after {pushed_before} of 400 commits"
+        err.contains("the push will resume from here next time"),
+        "{err}"
     );
+    assert_eq!(pushed_before, 1, "one commit a transaction");
     drop(first);
     let second = OwnServer::start(dir.path(), Some(&data), (7697, 2497));
     assert_eq!(second.get("NEO4J_URI"), server.uri);
@@ -474,7 +482,7 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
     );
     assert_eq!(
         count(&server, "neo4j", "MATCH (c:Commit) RETURN count(c) AS n"),
-        400
+        60
     );
 }
 

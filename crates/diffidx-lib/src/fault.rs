@@ -1,6 +1,8 @@
 //! Fault injection for the fault tests: `DIFFIDX_FAULT=<point>` makes the
 //! process kill itself with SIGKILL when it reaches that point, which is
-//! what `kill -9` at that moment does, but exactly there and every time.
+//! what `kill -9` at that moment does, but exactly there and every time;
+//! `DIFFIDX_FAULT=<point>:stop` stops it there instead (SIGSTOP), so that a
+//! test can break something around it (a server) and let it go on (SIGCONT).
 //! Unset (always, outside the tests), a point costs one cached lookup.
 
 use std::sync::OnceLock;
@@ -17,12 +19,22 @@ pub const POINTS: [&str; 4] = [
     "store-committed",
 ];
 
-/// Kills this process with SIGKILL if `DIFFIDX_FAULT` names `point`.
+/// A push's point: one transaction is in Neo4j and in the watermark.
+pub const PUSH_BATCH_DONE: &str = "push-batch-done";
+
+/// Kills (or stops) this process if `DIFFIDX_FAULT` names `point`.
 pub fn point(point: &str) {
     static CHOSEN: OnceLock<Option<String>> = OnceLock::new();
     let chosen = CHOSEN.get_or_init(|| std::env::var("DIFFIDX_FAULT").ok());
-    if chosen.as_deref() == Some(point) {
-        let _ =
-            rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL);
-    }
+    let Some(chosen) = chosen.as_deref() else {
+        return;
+    };
+    let signal = if chosen == point {
+        rustix::process::Signal::KILL
+    } else if chosen.strip_suffix(":stop") == Some(point) {
+        rustix::process::Signal::STOP
+    } else {
+        return;
+    };
+    let _ = rustix::process::kill_process(rustix::process::getpid(), signal);
 }

@@ -175,6 +175,7 @@ async fn push_async(repo: &Repo, config: &Neo4jConfig) -> Result<PushReport> {
         report.commits += batch.len();
         report.rows += sent;
         report.transactions += 1;
+        crate::fault::point(crate::fault::PUSH_BATCH_DONE);
     }
     Ok(report)
 }
