@@ -61,7 +61,10 @@ fn main() {
     let ceiling = env_or("SOAK_RSS_CEILING_MB", 600) as f64;
     let dir = tempfile::tempdir().unwrap();
     let generated = gen::history_repo(dir.path(), commits);
-    println!("generated {commits} commits in {:.1} s", generated.as_secs_f64());
+    println!(
+        "generated {commits} commits in {:.1} s",
+        generated.as_secs_f64()
+    );
 
     let (took, peak) = run_sampling(dir.path(), &["index", "-q", "--days", "1000000"]);
     println!(

@@ -418,7 +418,7 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
     repo.ok(&["index", "-q"]);
     // The push stops itself after its first transaction; the server is
     // killed while it is stopped, then the push goes on against it.
-    let mut push = Command::new(common::bin())
+    let push = Command::new(common::bin())
         .args(["push"])
         .current_dir(repo.path())
         .env("NEO4J_URI", &server.uri)
