@@ -530,9 +530,10 @@ fn init_installs_hooks_and_backfills_a_bounded_window() {
         "{err}"
     );
     assert!(
-        err.contains("backfill of the last 30 days: indexed 1 commits"),
+        err.contains("backfill of the last 30 days before the newest commit: indexed 1 commits"),
         "{err}"
     );
+    assert!(err.contains("1 older commits are not indexed"), "{err}");
     let status = json(&repo.ok(&["status", "--json"]));
     assert_eq!(status["indexed_commits"], 1);
     assert_eq!(status["unindexed_commits"], 1);
@@ -838,4 +839,59 @@ fn commits_of_one_second_keep_their_graph_order_after_rebuild_and_import() {
     ]);
     clone.ok(&["index", "-q", "--days", "100000"]);
     assert_eq!(statuses(&clone), indexed, "in a clone");
+}
+
+#[test]
+fn the_backfill_window_counts_from_the_newest_commit_and_can_be_widened() {
+    // Ten commits 30 days apart, the newest two years before today.
+    let mut repo = TestRepo::new();
+    let newest = 1_700_000_000u64;
+    let mut shas = Vec::new();
+    for i in 0..10u64 {
+        repo.write(
+            "src/lib.rs",
+            format!("pub fn f() -> u64 {{ {i} }}\npub fn g{i}() {{}}\n"),
+        );
+        shas.push(repo.commit_at(&format!("c{i}"), newest - (9 - i) * 30 * 86_400));
+    }
+    let indexed =
+        |repo: &TestRepo| json(&repo.ok(&["status", "--json"]))["indexed_commits"].clone();
+    let out = repo.diffidx(&["init", "--no-hooks"]);
+    let err = common::succeeded(&out);
+    // Days 0, 30, 60 and 90 before the newest commit.
+    assert_eq!(indexed(&repo), 4, "{err}");
+    assert!(
+        err.contains("the last 90 days before the newest commit"),
+        "{err}"
+    );
+    assert!(err.contains("6 older commits are not indexed"), "{err}");
+    let status = json(&repo.ok(&["status", "--json"]));
+    assert_eq!(status["unindexed_commits"], 6);
+    assert_eq!(status["oldest_indexed"]["commit"], shas[6].as_str());
+
+    // A plain index has nothing new; a wider window goes past the notes.
+    assert!(common::succeeded(&repo.diffidx(&["index"])).contains("already up to date"));
+    common::succeeded(&repo.diffidx(&["index", "--days", "150"]));
+    assert_eq!(indexed(&repo), 6);
+    let date = repo.git(&["log", "-1", "--format=%aI", &shas[2]]);
+    common::succeeded(&repo.diffidx(&["index", "--since", date.trim()]));
+    assert_eq!(indexed(&repo), 8);
+    common::succeeded(&repo.diffidx(&["index", "--all"]));
+    assert_eq!(indexed(&repo), 10);
+    let status = json(&repo.ok(&["status", "--json"]));
+    assert_eq!(status["unindexed_commits"], 0);
+    assert_eq!(status["oldest_indexed"]["commit"], shas[0].as_str());
+    assert_eq!(
+        history(&repo, "g0"),
+        [
+            "DELETED function g0 src/lib.rs",
+            "ADDED function g0 src/lib.rs"
+        ]
+    );
+
+    let bad = repo.diffidx(&["index", "--since", "the day before"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a date"));
+    let both = repo.diffidx(&["index", "--all", "--days", "3"]);
+    assert_eq!(both.status.code(), Some(2));
 }

@@ -22,7 +22,7 @@ pub fn run(ctx: &Context, _args: &HookRunArgs) -> anyhow::Result<()> {
     };
     let options = IndexOptions {
         revs: Vec::new(),
-        since: None,
+        window: diffidx_lib::index::Window::New,
         diff: diffidx_lib::settings::diff_options(&repo, None),
     };
     let _ = diffidx_lib::hooks::run(&repo, &options);

@@ -1,9 +1,9 @@
-//! `git diffidx index [REV | RANGE]... [--days N]`
+//! `git diffidx index [REV | RANGE]... [--days N | --since DATE | --all]`
 
 use clap::Args;
 use diffidx_lib::index::{index, IndexOptions};
 
-use super::util::{days_ago, index_summary, push_summary, Bar, Context, LimitArgs};
+use super::util::{index_summary, push_summary, Bar, Context, LimitArgs, WindowArgs};
 
 #[derive(Args)]
 pub struct IndexArgs {
@@ -12,9 +12,9 @@ pub struct IndexArgs {
     #[arg(value_name = "REV|RANGE")]
     pub revs: Vec<String>,
 
-    /// Only index commits from the last N days.
-    #[arg(long, value_name = "N")]
-    pub days: Option<u64>,
+    /// How far back (default: back to the commits already indexed).
+    #[command(flatten)]
+    pub window: WindowArgs,
 
     /// Print nothing on success.
     #[arg(short, long)]
@@ -28,7 +28,7 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
     let options = IndexOptions {
         revs: args.revs.clone(),
-        since: args.days.map(days_ago),
+        window: args.window.window()?.unwrap_or_default(),
         diff: args.limits.options(&repo),
     };
     let mut progress = Bar::new(!args.quiet && ctx.stderr_is_terminal);

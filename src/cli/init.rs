@@ -1,15 +1,16 @@
-//! `git diffidx init [--days N] [--no-hooks]`
+//! `git diffidx init [--days N | --since DATE | --all] [--no-hooks]`
 
 use clap::Args;
-use diffidx_lib::index::{index, IndexOptions};
+use diffidx_lib::index::{index, IndexOptions, Window};
 
-use super::util::{days_ago, index_summary, Bar, Context, LimitArgs};
+use super::util::{describe_window, index_summary, Bar, Context, LimitArgs, WindowArgs};
 
 #[derive(Args)]
 pub struct InitArgs {
-    /// Index the last N days (default: git config `diffidx.backfillDays`, else 90).
-    #[arg(long, value_name = "N")]
-    pub days: Option<u64>,
+    /// How far back to index (default: the last `diffidx.backfillDays`
+    /// days, else 90, before the newest commit).
+    #[command(flatten)]
+    pub window: WindowArgs,
 
     /// Do not install the hooks.
     #[arg(long)]
@@ -28,13 +29,14 @@ pub const DEFAULT_BACKFILL_DAYS: u64 = 90;
 
 pub fn run(ctx: &Context, args: &InitArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let days = args
-        .days
-        .or_else(|| {
+    let window = match args.window.window()? {
+        Some(window) => window,
+        None => Window::Days(
             repo.config_integer("diffidx.backfillDays")
                 .and_then(|d| u64::try_from(d).ok())
-        })
-        .unwrap_or(DEFAULT_BACKFILL_DAYS);
+                .unwrap_or(DEFAULT_BACKFILL_DAYS),
+        ),
+    };
     if !args.no_hooks {
         let installed = diffidx_lib::hooks::install(&repo)?;
         eprintln!(
@@ -56,7 +58,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> anyhow::Result<()> {
     }
     let options = IndexOptions {
         revs: Vec::new(),
-        since: Some(days_ago(days)),
+        window,
         diff: args.limits.options(&repo),
     };
     let started = std::time::Instant::now();
@@ -64,9 +66,17 @@ pub fn run(ctx: &Context, args: &InitArgs) -> anyhow::Result<()> {
     let report = index(&repo, &options, &mut bar)?;
     bar.finish();
     eprint!(
-        "backfill of the last {days} days: {}",
+        "backfill of {}: {}",
+        describe_window(window),
         index_summary(&report)
     );
+    let (older, complete) = diffidx_lib::index::unindexed_count(&repo, 100_000)?;
+    if older > 0 {
+        eprintln!(
+            "{older}{} older commits are not indexed; `git diffidx index --all` (or --days N, --since DATE) indexes them",
+            if complete { "" } else { "+" }
+        );
+    }
     eprintln!("took {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }

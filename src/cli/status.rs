@@ -17,6 +17,9 @@ pub struct StatusArgs {
 #[derive(serde::Serialize)]
 struct Status {
     indexed_commits: u64,
+    /// Where the indexed history begins: the oldest indexed commit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    oldest_indexed: Option<OldestIndexed>,
     notes: usize,
     unindexed_commits: usize,
     /// True when the count stopped at its limit (of commits looked at).
@@ -34,20 +37,28 @@ struct Status {
     neo4j_backlog: Option<diffidx_lib::sync::Backlog>,
 }
 
+#[derive(serde::Serialize)]
+struct OldestIndexed {
+    commit: String,
+    date: String,
+}
+
 const COUNT_LIMIT: usize = 100_000;
 
 pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
     let state = StateDir::of(&repo);
     let path = state.store();
-    let counts = if path.exists() {
-        Some(diffidx_lib::open::for_reading(&repo, Duration::from_secs(10))?.counts()?)
+    let (counts, oldest) = if path.exists() {
+        let store = diffidx_lib::open::for_reading(&repo, Duration::from_secs(10))?;
+        (Some(store.counts()?), store.oldest_commit()?)
     } else {
-        None
+        (None, None)
     };
     let (unindexed, complete) = diffidx_lib::index::unindexed_count(&repo, COUNT_LIMIT)?;
     let status = Status {
         indexed_commits: counts.map_or(0, |c| c.commits),
+        oldest_indexed: oldest.map(|(commit, date)| OldestIndexed { commit, date }),
         notes: repo.notes()?.list()?.len(),
         unindexed_commits: unindexed,
         unindexed_more: !complete,
@@ -71,11 +82,21 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
         return print(&format!("{}\n", serde_json::to_string(&status)?));
     }
     let mut out = format!(
-        "indexed commits:   {} ({} notes)\nnot yet indexed:   {}{}\nsymbols:           {} ({} changes)\nstore:             {} ({})\nhooks:             {}\n",
+        "indexed commits:   {} ({} notes){}\nnot yet indexed:   {}{}{}\nsymbols:           {} ({} changes)\nstore:             {} ({})\nhooks:             {}\n",
         status.indexed_commits,
         status.notes,
+        status
+            .oldest_indexed
+            .as_ref()
+            .map(|o| format!(", from {} ({})", &o.date, &o.commit[..o.commit.len().min(12)]))
+            .unwrap_or_default(),
         status.unindexed_commits,
         if status.unindexed_more { "+" } else { "" },
+        if status.unindexed_commits > 0 {
+            " (`git diffidx index --all`, or --days N / --since DATE, indexes them)"
+        } else {
+            ""
+        },
         status.symbols,
         status.changes,
         status.store,

@@ -184,12 +184,55 @@ impl Style {
 }
 
 /// Seconds since the epoch `days` days ago.
-pub fn days_ago(days: u64) -> i64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    now - (days as i64) * 86_400
+/// How far back `index` and `init` look: the flags, defined once.
+#[derive(clap::Args, Debug, Default)]
+pub struct WindowArgs {
+    /// Index the last N days of history, counted back from the newest commit.
+    #[arg(long, value_name = "N", group = "window")]
+    pub days: Option<u64>,
+
+    /// Index commits from DATE on (2024-01-31, RFC 3339, "6 months ago", @EPOCH).
+    #[arg(long, value_name = "DATE", group = "window")]
+    pub since: Option<String>,
+
+    /// Index the whole history the revisions reach.
+    #[arg(long, group = "window")]
+    pub all: bool,
+}
+
+impl WindowArgs {
+    /// The window these flags ask for, `None` when they ask for none.
+    pub fn window(&self) -> Result<Option<diffidx_lib::index::Window>, UsageError> {
+        use diffidx_lib::index::Window;
+        if self.all {
+            return Ok(Some(Window::All));
+        }
+        if let Some(days) = self.days {
+            return Ok(Some(Window::Days(days)));
+        }
+        match &self.since {
+            None => Ok(None),
+            Some(text) => diffidx_core::git::parse_date(text)
+                .map(|time| Some(Window::Since(time)))
+                .ok_or_else(|| {
+                    UsageError(format!(
+                        "--since {text:?} is not a date (try 2024-01-31, 2024-01-31T12:00:00Z, \
+                         \"6 months ago\" or @1700000000)"
+                    ))
+                }),
+        }
+    }
+}
+
+/// How a window reads in a summary: "the last 90 days before the newest commit".
+pub fn describe_window(window: diffidx_lib::index::Window) -> String {
+    use diffidx_lib::index::Window;
+    match window {
+        Window::New => "new commits".to_owned(),
+        Window::All => "the whole history".to_owned(),
+        Window::Since(time) => format!("commits since {}", diffidx_core::git::rfc3339(time, 0)),
+        Window::Days(days) => format!("the last {days} days before the newest commit"),
+    }
 }
 
 /// The end-of-run summary of `index` and `init`.

@@ -366,6 +366,14 @@ impl Repo {
 /// Formats seconds and an offset (seconds east of UTC) as RFC 3339, with
 /// gix's date formatting (its strict ISO 8601 is RFC 3339). A time no
 /// calendar can show falls back to the Unix epoch seconds.
+/// Seconds since the epoch of a date written as git reads one: `2024-01-31`,
+/// RFC 3339, `2 weeks ago`, `@1700000000`. `None` when it is none of those.
+pub fn parse_date(text: &str) -> Option<i64> {
+    gix::date::parse(text.trim(), Some(gix::date::Zoned::now()))
+        .ok()
+        .map(|time| time.seconds)
+}
+
 pub fn rfc3339(seconds: i64, offset: i32) -> String {
     gix::date::Time::new(seconds, offset).format_or_unix(gix::date::time::format::ISO8601_STRICT)
 }

@@ -47,9 +47,26 @@ type Result<T, E = IndexError> = std::result::Result<T, E>;
 pub struct IndexOptions {
     /// Tips to walk back from (default `HEAD`); `A..B` excludes what A reaches.
     pub revs: Vec<String>,
-    /// Do not index commits older than this (seconds since the epoch).
-    pub since: Option<i64>,
+    /// How far back to look.
+    pub window: Window,
     pub diff: DiffOptions,
+}
+
+/// How far back an index run looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Window {
+    /// Back to the commits already noted (what the hooks and a plain
+    /// `index` do: everything new since the last run).
+    #[default]
+    New,
+    /// Every commit the tips reach, through those already noted.
+    All,
+    /// Commits from this time on (seconds since the epoch), through those
+    /// already noted.
+    Since(i64),
+    /// Commits of the last N days before the newest commit the tips reach
+    /// (a repository idle for a year still has its last N days indexed).
+    Days(u64),
 }
 
 /// What a run did.
@@ -111,7 +128,9 @@ fn index_locked_with(
 
     // Notes made elsewhere may cover parts of history only: then walk all of
     // it once instead of trusting that a noted commit's ancestors are noted.
-    let trust_noted = report.imported == 0 && report.rejected.is_empty();
+    // A window that reaches further back than the notes walks through them.
+    let trust_noted =
+        options.window == Window::New && report.imported == 0 && report.rejected.is_empty();
     let (todo, shallow) = walk::commits_to_index(repo, &mut notes, options, trust_noted)?;
     report.shallow = shallow;
     progress.start(todo.len());

@@ -6,11 +6,11 @@ use diffidx_core::git::notes::Notes;
 use diffidx_core::git::{CommitInfo, Repo};
 use diffidx_core::ObjectId;
 
-use super::{IndexOptions, Result};
+use super::{IndexOptions, Result, Window};
 
 /// The commits to index, oldest first (parents before children), and the
 /// shallow-boundary commits that cannot be. Walks back from the tips and
-/// stops at commits older than `since`, excluded by `A..B`, or (when
+/// stops at commits older than the window, excluded by `A..B`, or (when
 /// `trust_noted`) that already have a note, since this clone noted their
 /// ancestors before them.
 pub(super) fn commits_to_index(
@@ -41,6 +41,18 @@ pub(super) fn commits_to_index(
             }
         }
     }
+    let since = match options.window {
+        Window::New | Window::All => None,
+        Window::Since(time) => Some(time),
+        Window::Days(days) => {
+            let mut newest = None;
+            for tip in &tips {
+                let time = repo.commit(*tip)?.time;
+                newest = newest.max(Some(time));
+            }
+            newest.map(|t| t.saturating_sub((days as i64).saturating_mul(86_400)))
+        }
+    };
     let mut seen: HashMap<ObjectId, CommitInfo> = HashMap::new();
     let mut shallow = Vec::new();
     let mut stack: Vec<ObjectId> = tips.clone();
@@ -54,7 +66,7 @@ pub(super) fn commits_to_index(
             continue;
         }
         let info = repo.commit(id)?;
-        if options.since.is_some_and(|since| info.time < since) {
+        if since.is_some_and(|since| info.time < since) {
             continue;
         }
         if noted {

@@ -57,6 +57,11 @@ impl Store {
     pub fn counts(&self) -> Result<Counts> {
         self.reader()?.counts()
     }
+
+    /// The oldest commit loaded (sha, date).
+    pub fn oldest_commit(&self) -> Result<Option<(String, String)>> {
+        self.reader()?.oldest_commit()
+    }
 }
 
 impl<'s> Reader<'s> {
@@ -109,6 +114,21 @@ impl<'s> Reader<'s> {
                 "MATCH ()-[e:CHANGED_IN]->() RETURN count(e)",
             )?,
         })
+    }
+
+    /// The oldest commit loaded (sha, date): where the indexed history begins.
+    pub fn oldest_commit(&self) -> Result<Option<(String, String)>> {
+        let rows = self.run(
+            "MATCH (c:Commit) RETURN c.sha, c.date ORDER BY c.time, c.seq LIMIT 1",
+            "find the oldest commit",
+            Vec::new(),
+        )?;
+        Ok(rows.first().map(|r| {
+            (
+                as_string(&r[0]).unwrap_or_default(),
+                as_string(&r[1]).unwrap_or_default(),
+            )
+        }))
     }
 
     /// Every property of one symbol, by name (for comparing backends).
