@@ -689,6 +689,15 @@ fn log_rejects_names_that_name_no_symbol_and_unknown_kinds() {
     assert!(repo
         .ok(&["log", "--symbol", "Foo.Bar", "--kind", "method"])
         .contains("ADDED"));
+    // The name may also come without `--symbol`, as in `git log PATH`; one of
+    // the two is required, not both.
+    assert_eq!(
+        repo.ok(&["log", "Foo.Bar", "--json"]),
+        repo.ok(&["log", "--symbol", "Foo.Bar", "--json"])
+    );
+    for args in [&["log"][..], &["log", "Foo.Bar", "--symbol", "Foo.Bar"]] {
+        assert_eq!(repo.diffidx(args).status.code(), Some(2), "{args:?}");
+    }
 }
 
 #[test]
@@ -869,6 +878,15 @@ fn the_backfill_window_counts_from_the_newest_commit_and_can_be_widened() {
     assert_eq!(status["unindexed_commits"], 6);
     assert_eq!(status["oldest_indexed"]["commit"], shas[6].as_str());
 
+    // `log` says where the indexed history begins, so that a truncated
+    // answer is not taken for a symbol's whole life.
+    let log = repo.diffidx(&["log", "f"]);
+    let err = common::succeeded(&log);
+    let start = repo.git(&["log", "-1", "--format=%aI", &shas[6]]);
+    assert!(
+        err.contains(&format!("history before {}", &start[..19])) && err.contains("is not indexed"),
+        "{err} {start}"
+    );
     // A plain index has nothing new; a wider window goes past the notes.
     assert!(common::succeeded(&repo.diffidx(&["index"])).contains("already up to date"));
     common::succeeded(&repo.diffidx(&["index", "--days", "150"]));
@@ -881,6 +899,8 @@ fn the_backfill_window_counts_from_the_newest_commit_and_can_be_widened() {
     let status = json(&repo.ok(&["status", "--json"]));
     assert_eq!(status["unindexed_commits"], 0);
     assert_eq!(status["oldest_indexed"]["commit"], shas[0].as_str());
+    let err = common::succeeded(&repo.diffidx(&["log", "f"]));
+    assert!(!err.contains("is not indexed"), "{err}");
     assert_eq!(
         history(&repo, "g0"),
         [

@@ -211,7 +211,17 @@ fn errors_say_what_failed_and_exit_with_the_right_code() {
     let (repo, _) = repo_with_history();
     let out = repo.diffidx(&["show", "no-such-branch"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown revision 'no-such-branch'"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown revision 'no-such-branch': no branch, tag or commit of that name"),
+        "{err}"
+    );
+    // Past the start of history: git's words, not the parser's.
+    let out = repo.diffidx(&["show", "HEAD~99999"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the history is not that long"), "{err}");
+    assert!(!err.contains("NthAncestor"), "{err}");
 
     let out = repo.diffidx(&["show", "--bogus-flag"]);
     assert_eq!(out.status.code(), Some(2));

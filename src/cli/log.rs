@@ -1,4 +1,4 @@
-//! `git diffidx log --symbol NAME [--kind K] [--path P] [--json] [-p]`
+//! `git diffidx log [--symbol] NAME [--kind K] [--path P] [--json] [-p]`
 
 use anyhow::Context as _;
 use clap::Args;
@@ -11,8 +11,12 @@ use super::util::{print, terminal_safe, Context, UsageError};
 pub struct LogArgs {
     /// A qualified name, or a suffix of one at a `.`/`::` boundary
     /// (`Foo.Bar` matches `Acme.Foo.Bar`); `Foo.Bar(int,string)` picks one overload.
-    #[arg(long, value_name = "NAME")]
-    pub symbol: String,
+    #[arg(long = "symbol", value_name = "NAME", required_unless_present = "name")]
+    pub symbol: Option<String>,
+
+    /// The same as `--symbol NAME`: `git diffidx log Foo.Bar`.
+    #[arg(value_name = "NAME", conflicts_with = "symbol")]
+    pub name: Option<String>,
 
     /// Only symbols of this kind (method, class, function, ...).
     #[arg(long, value_name = "KIND")]
@@ -33,11 +37,15 @@ pub struct LogArgs {
 
 pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let mut query = SymbolQuery::parse(&args.symbol);
+    let symbol = args
+        .symbol
+        .as_deref()
+        .or(args.name.as_deref())
+        .unwrap_or_default();
+    let mut query = SymbolQuery::parse(symbol);
     if query.own_name().trim().is_empty() {
         return Err(UsageError(format!(
-            "--symbol {:?} names no symbol; give a name such as `Foo.Bar`, `Foo::bar` or `Bar`",
-            args.symbol
+            "{symbol:?} names no symbol; give a name such as `Foo.Bar`, `Foo::bar` or `Bar`"
         ))
         .into());
     }
@@ -62,6 +70,11 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
             &head[..12]
         );
     }
+    if let Some(date) = &history.indexed_from {
+        eprintln!(
+            "note: history before {date} is not indexed; `git diffidx index --all` indexes it"
+        );
+    }
     let entries = history.entries;
     if args.json {
         let json = serde_json::to_string(&entries).context("cannot serialize the history")?;
@@ -70,7 +83,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     if entries.is_empty() {
         eprintln!(
             "no recorded change of a symbol matching '{}' (indexed commits only; see `git diffidx status`)",
-            terminal_safe(&args.symbol)
+            terminal_safe(symbol)
         );
         return Ok(());
     }

@@ -22,6 +22,7 @@ pub const MAX_SOCKET_PATH: usize = 100;
 pub struct Answer {
     pub entries: Vec<HistoryEntry>,
     pub head_indexed: Option<bool>,
+    pub indexed_from: Option<String>,
 }
 
 /// One request, one response.
@@ -128,10 +129,12 @@ pub fn history(socket: &Path, query: &SymbolQuery, head: Option<String>) -> Opti
             ok: true,
             entries,
             head_indexed,
+            indexed_from,
             ..
         }) => Some(Answer {
             entries,
             head_indexed,
+            indexed_from,
         }),
         _ => None,
     }

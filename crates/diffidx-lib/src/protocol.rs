@@ -29,6 +29,9 @@ pub struct Response {
     pub entries: Vec<HistoryEntry>,
     #[serde(default)]
     pub head_indexed: Option<bool>,
+    /// History before this date is not indexed.
+    #[serde(default)]
+    pub indexed_from: Option<String>,
     #[serde(default)]
     pub error: Option<String>,
 }

@@ -26,6 +26,8 @@ pub enum QueryError {
 pub struct History {
     pub entries: Vec<HistoryEntry>,
     pub head_indexed: Option<bool>,
+    /// History before this date is not indexed (`None`: it all is).
+    pub indexed_from: Option<String>,
 }
 
 /// The history of the symbols matching `query`, newest first, and whether
@@ -47,12 +49,16 @@ pub fn history(
             return Ok(History {
                 entries: answer.entries,
                 head_indexed: answer.head_indexed,
+                indexed_from: answer.indexed_from,
             });
         }
     }
     let store = open::for_reading(repo, Duration::from_secs(10))?;
-    let entries = store.history(query)?;
-    let head_indexed = head.and_then(|h| store.has_commit(&h).ok());
+    let reader = store.reader()?;
+    let entries = reader.history(query)?;
+    let head_indexed = head.and_then(|h| reader.has_commit(&h).ok());
+    let indexed_from = reader.history_start()?;
+    drop(reader);
     drop(store);
     if let Some(program) = server {
         let work_dir = repo.work_dir().unwrap_or_else(|| repo.common_dir());
@@ -61,6 +67,7 @@ pub fn history(
     Ok(History {
         entries,
         head_indexed,
+        indexed_from,
     })
 }
 

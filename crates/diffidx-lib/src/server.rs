@@ -251,6 +251,7 @@ fn read_history(reader: &Reader<'_>, query: &SymbolQuery, head: Option<&str>) ->
             ok: true,
             entries,
             head_indexed: head.and_then(|sha| reader.has_commit(sha).ok()),
+            indexed_from: reader.history_start().ok().flatten(),
             ..Response::default()
         },
         Err(e) => Response::failure(e.to_string()),

@@ -166,7 +166,7 @@ impl Repo {
             .rev_parse_single(rev)
             .map_err(|e| Error::UnknownRevision {
                 rev: rev.to_owned(),
-                reason: e.to_string(),
+                reason: describe_rev_error(&e.to_string()),
             })?;
         let object = id.object().map_err(|e| Error::UnknownRevision {
             rev: rev.to_owned(),
@@ -366,6 +366,20 @@ impl Repo {
 /// Formats seconds and an offset (seconds east of UTC) as RFC 3339, with
 /// gix's date formatting (its strict ISO 8601 is RFC 3339). A time no
 /// calendar can show falls back to the Unix epoch seconds.
+/// What a revision that does not resolve means, in git's words rather than
+/// the parser's (`delegate.traverse(NthAncestor(99999)) failed`).
+fn describe_rev_error(parser: &str) -> String {
+    if parser.contains("NthAncestor") || parser.contains("NthParent") {
+        "the history is not that long (no such ancestor or parent)".to_owned()
+    } else if parser.contains("couldn't parse revision") || parser.contains("not found") {
+        "no branch, tag or commit of that name in this repository".to_owned()
+    } else if parser.contains("ambiguous") || parser.contains("Ambiguous") {
+        "the short id matches more than one object; give more of it".to_owned()
+    } else {
+        "not a revision this repository has".to_owned()
+    }
+}
+
 /// Seconds since the epoch of a date written as git reads one: `2024-01-31`,
 /// RFC 3339, `2 weeks ago`, `@1700000000`. `None` when it is none of those.
 pub fn parse_date(text: &str) -> Option<i64> {

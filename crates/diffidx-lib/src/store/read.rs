@@ -40,6 +40,9 @@ pub struct Counts {
 pub struct Reader<'s> {
     conn: Connection<'s>,
     statements: RefCell<HashMap<String, PreparedStatement>>,
+    /// Where the indexed history begins, once asked (it only changes when
+    /// a writer loads commits, and the reader is then made anew).
+    start: std::cell::OnceCell<Option<String>>,
 }
 
 impl Store {
@@ -69,6 +72,7 @@ impl<'s> Reader<'s> {
         Reader {
             conn,
             statements: RefCell::new(HashMap::new()),
+            start: std::cell::OnceCell::new(),
         }
     }
 
@@ -114,6 +118,32 @@ impl<'s> Reader<'s> {
                 "MATCH ()-[e:CHANGED_IN]->() RETURN count(e)",
             )?,
         })
+    }
+
+    /// The date before which history is not indexed: the oldest loaded
+    /// commit's, when its first parent is not loaded. `None` when the
+    /// indexed history reaches the root (or nothing is indexed).
+    pub fn history_start(&self) -> Result<Option<String>> {
+        if let Some(start) = self.start.get() {
+            return Ok(start.clone());
+        }
+        let rows = self.run(
+            "MATCH (c:Commit) RETURN c.date, c.parent ORDER BY c.time, c.seq LIMIT 1",
+            "find where the history begins",
+            Vec::new(),
+        )?;
+        let start = match rows.first() {
+            Some(row) => {
+                let parent = as_string(&row[1]).unwrap_or_default();
+                if parent.is_empty() || self.has_commit(&parent)? {
+                    None
+                } else {
+                    as_string(&row[0])
+                }
+            }
+            None => None,
+        };
+        Ok(self.start.get_or_init(|| start).clone())
     }
 
     /// The oldest commit loaded (sha, date): where the indexed history begins.
