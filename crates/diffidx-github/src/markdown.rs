@@ -73,6 +73,10 @@ pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
         code(short(change.head_sha))
     );
 
+    // A namespace or type modified only because members inside it changed
+    // is their grouping, not a change of its own: it is not listed or
+    // counted as modified (its members are).
+    let enclosing = enclosing_changes(change.deltas);
     let groups: Vec<(&str, Vec<&SymbolDelta>)> = GROUPS
         .iter()
         .map(|(status, title)| {
@@ -80,10 +84,16 @@ pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
                 .deltas
                 .iter()
                 .filter(|d| d.status == *status)
+                .filter(|d| d.status != Status::Modified || !enclosing.contains(d.id.as_str()))
                 .collect();
             (*title, members)
         })
         .collect();
+    let grouping_only = change
+        .deltas
+        .iter()
+        .filter(|d| d.status == Status::Modified && enclosing.contains(d.id.as_str()))
+        .count();
 
     if change.deltas.is_empty() {
         if change.source_files == 0 {
@@ -115,12 +125,25 @@ pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
                     .any(|d| Language::from_path(&d.path) == Some(*l))
             })
             .collect();
+        let listed: usize = groups.iter().map(|(_, members)| members.len()).sum();
+        let counts = if counts.is_empty() {
+            "0 changed".to_owned()
+        } else {
+            counts.join(" · ")
+        };
         out.push_str(&format!(
-            "**{}** {} in {} code. Comment- and whitespace-only edits are not counted.\n",
-            counts.join(" · "),
-            plural(change.deltas.len(), "symbol", "symbols"),
+            "**{counts}** {} in {} code. Comment- and whitespace-only edits are not counted",
+            plural(listed, "symbol", "symbols"),
             language_list(&present),
         ));
+        match grouping_only {
+            0 => {}
+            1 => out.push_str(", nor is 1 namespace or type that changed only through its members"),
+            n => out.push_str(&format!(
+                ", nor are {n} namespaces and types that changed only through their members"
+            )),
+        }
+        out.push_str(".\n");
     }
 
     let footer = footer(change, &range);
@@ -157,6 +180,28 @@ pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
     }
     out.push_str(&footer);
     out
+}
+
+/// Ids of the changed symbols that enclose another changed symbol (through
+/// `parent_id`, over the changed symbols).
+fn enclosing_changes(deltas: &[SymbolDelta]) -> std::collections::HashSet<&str> {
+    let by_id: std::collections::HashMap<&str, &SymbolDelta> =
+        deltas.iter().map(|d| (d.id.as_str(), d)).collect();
+    let mut enclosing = std::collections::HashSet::new();
+    for delta in deltas {
+        let mut parent = delta.parent_id.as_deref();
+        // Bounded: a malformed chain cannot loop forever.
+        for _ in 0..deltas.len() {
+            let Some(id) = parent.filter(|id| by_id.contains_key(id)) else {
+                break;
+            };
+            if !enclosing.insert(id) {
+                break;
+            }
+            parent = by_id[id].parent_id.as_deref();
+        }
+    }
+    enclosing
 }
 
 /// How many entries of each group fit in `room` bytes. Groups take turns,
@@ -440,6 +485,41 @@ mod tests {
             "the marker text inside a span is literal"
         );
         assert!(body.starts_with(MARKER));
+    }
+
+    #[test]
+    fn containers_changed_only_through_their_members_are_the_grouping_not_changes() {
+        let mut namespace = delta(Status::Modified, "src/Shop.cs", "Shop", "");
+        namespace.kind = SymbolKind::Namespace;
+        let mut class = delta(Status::Modified, "src/Shop.cs", "Shop.Orders", "");
+        class.kind = SymbolKind::Class;
+        class.parent_id = Some(namespace.id.clone());
+        let mut method = delta(
+            Status::Modified,
+            "src/Shop.cs",
+            "Shop.Orders.Place",
+            "(int)",
+        );
+        method.parent_id = Some(class.id.clone());
+        let mut added = delta(Status::Added, "src/Shop.cs", "Shop.Orders.Cancel", "()");
+        added.parent_id = Some(class.id.clone());
+        // A type modified on its own (no changed member) is still a change.
+        let mut other = delta(Status::Modified, "src/Other.cs", "Other", "");
+        other.kind = SymbolKind::Class;
+        let deltas = [namespace, class, method, added, other];
+        let body = render(&change(&deltas), DEFAULT_BUDGET);
+        assert!(
+            body.contains("**2 modified · 1 added** symbols in C# code"),
+            "{body}"
+        );
+        assert!(
+            body.contains("nor are 2 namespaces and types that changed only through their members"),
+            "{body}"
+        );
+        assert!(!body.contains("[`Shop`]"), "{body}");
+        assert!(!body.contains("[`Shop.Orders`]"), "{body}");
+        assert!(body.contains("[`Shop.Orders.Place(int)`]"), "{body}");
+        assert!(body.contains("[`Other`]"), "{body}");
     }
 
     #[test]
