@@ -190,6 +190,50 @@ fn dry_run_prints_every_group_of_the_net_change() {
         items,
         "every entry links to its lines"
     );
+
+    // Without --repo, a local dry run links into the repository `origin` names.
+    repo.git(&["remote", "add", "origin", "git@github.com:Acme/Widgets.git"]);
+    let out = repo.diffidx_env(
+        &[
+            "pr-comment",
+            "--dry-run",
+            "--base",
+            "main",
+            "--head",
+            "topic",
+        ],
+        &[],
+    );
+    let inferred = String::from_utf8(out.stdout.clone()).unwrap();
+    succeeded(&out);
+    assert!(
+        inferred.contains(&format!(
+            "](https://github.com/acme/widgets/blob/{head}/src/Clients.cs#L"
+        )),
+        "{inferred}"
+    );
+    repo.git(&[
+        "remote",
+        "set-url",
+        "origin",
+        "https://gitlab.example/acme/widgets",
+    ]);
+    let out = repo.diffidx_env(
+        &[
+            "pr-comment",
+            "--dry-run",
+            "--base",
+            "main",
+            "--head",
+            "topic",
+        ],
+        &[],
+    );
+    let unlinked = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(
+        !unlinked.contains("/blob/"),
+        "not a repository of the server: no links"
+    );
 }
 
 #[test]

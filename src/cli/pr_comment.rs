@@ -115,10 +115,14 @@ pub fn run(ctx: &Context, args: &PrCommentArgs) -> anyhow::Result<()> {
         languages: &options.languages,
         base_sha: &base_sha,
         head_sha: &head_sha,
-        links: repo_name.clone().map(|repo| LinkBase {
-            server_url: env.server_url().to_string(),
-            repo,
-        }),
+        // Links need the repository; a local dry run finds it from `origin`.
+        links: repo_name
+            .clone()
+            .or_else(|| repo_from_origin(&repo, env.server_url()))
+            .map(|repo| LinkBase {
+                server_url: env.server_url().to_string(),
+                repo,
+            }),
     };
     let body = diffidx_github::render(&change, diffidx_github::DEFAULT_BUDGET);
     if args.dry_run {
@@ -210,4 +214,18 @@ fn write_summary(path: Option<&Path>, body: &str) -> anyhow::Result<bool> {
     writeln!(file, "{body}")
         .with_context(|| format!("cannot write the job summary {}", path.display()))?;
     Ok(true)
+}
+
+/// `OWNER/NAME` of the `origin` remote when it is on `server_url`'s host
+/// (`https://github.com/acme/widgets.git`, `git@github.com:acme/widgets`).
+fn repo_from_origin(repo: &diffidx_core::git::Repo, server_url: &str) -> Option<RepoName> {
+    let origin = repo.config_string("remote.origin.url")?;
+    let normalized = diffidx_lib::sync::normalize_url(&origin);
+    let host = server_url
+        .split_once("://")
+        .map_or(server_url, |(_, rest)| rest)
+        .trim_end_matches('/')
+        .to_lowercase();
+    let path = normalized.strip_prefix(&format!("{host}/"))?;
+    RepoName::parse(path).ok()
 }
