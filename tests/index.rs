@@ -915,3 +915,32 @@ fn the_backfill_window_counts_from_the_newest_commit_and_can_be_widened() {
     let both = repo.diffidx(&["index", "--all", "--days", "3"]);
     assert_eq!(both.status.code(), Some(2));
 }
+
+#[test]
+fn progress_shows_rate_and_eta_on_a_terminal_and_nothing_off_one() {
+    let mut repo = TestRepo::new();
+    for i in 0..40 {
+        repo.write("src/lib.rs", format!("pub fn f() -> u32 {{ {i} }}\n"));
+        repo.commit(&format!("c{i}"));
+    }
+    let plain = repo.diffidx(&["index"]);
+    let err = common::succeeded(&plain);
+    assert!(!err.contains('\r') && !err.contains("ETA"), "{err}");
+
+    repo.git(&["update-ref", "-d", "refs/notes/diffidx"]);
+    std::fs::remove_dir_all(repo.path().join(".git/diffidx")).unwrap();
+    // `script` gives the run a terminal.
+    let command = format!("{} index", common::bin().display());
+    let out = std::process::Command::new("script")
+        .args(["-qc", &command, "/dev/null"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("/40 commits"), "{shown}");
+    assert!(
+        shown.contains("commits/s") && shown.contains("ETA"),
+        "{shown}"
+    );
+}

@@ -262,32 +262,46 @@ pub fn index_summary(report: &IndexReport) -> String {
     out
 }
 
-/// A progress bar on a terminal's stderr, nothing elsewhere.
+/// The progress of a long run on stderr: count, rate and time left
+/// (indicatif), drawn only on a terminal.
 pub struct Bar {
     enabled: bool,
-    total: usize,
-    last_percent: usize,
+    bar: Option<indicatif::ProgressBar>,
 }
 
 impl Bar {
     pub fn new(enabled: bool) -> Bar {
-        Bar {
-            enabled,
-            total: 0,
-            last_percent: usize::MAX,
-        }
+        Bar { enabled, bar: None }
     }
 
     pub fn finish(&self) {
-        if self.enabled && self.total > 0 {
-            eprintln!();
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
         }
     }
 }
 
 impl Progress for Bar {
     fn start(&mut self, total: usize) {
-        self.total = total;
+        if !self.enabled || total == 0 {
+            return;
+        }
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(total as u64),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "indexing [{bar:25}] {pos}/{len} commits, {rate}, ETA {eta}",
+        ) {
+            let style = style.progress_chars("#> ").with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.0} commits/s", state.per_sec());
+                },
+            );
+            bar.set_style(style);
+        }
+        self.bar = Some(bar);
     }
 
     fn waiting_for(&mut self, holder: Option<u32>) {
@@ -299,19 +313,8 @@ impl Progress for Bar {
     }
 
     fn advance(&mut self, done: usize) {
-        if !self.enabled || self.total == 0 {
-            return;
-        }
-        let percent = done * 100 / self.total;
-        if percent != self.last_percent {
-            self.last_percent = percent;
-            let filled = percent / 4;
-            eprint!(
-                "\rindexing [{}{}] {done}/{} commits",
-                "#".repeat(filled),
-                " ".repeat(25 - filled),
-                self.total
-            );
+        if let Some(bar) = &self.bar {
+            bar.set_position(done as u64);
         }
     }
 }
