@@ -143,6 +143,26 @@ fn rust_inherent_and_trait_impls_and_attributes() {
 }
 
 #[test]
+fn a_trait_impl_method_reads_the_same_in_show_log_and_the_pr_comment() {
+    let repo = fixture_repo("rs_impls_traits");
+    let shown = "Labeled::fmt as fmt::Display";
+    let show = repo.ok(&["show", "--color", "never"]);
+    assert!(show.contains(shown), "{show}");
+    repo.ok(&["index", "-q", "--all"]);
+    let log = repo.ok(&["log", "Labeled::fmt", "--color", "never"]);
+    assert!(log.contains(shown), "{log}");
+    let comment = repo.ok(&[
+        "pr-comment",
+        "--dry-run",
+        "--base",
+        "HEAD~1",
+        "--head",
+        "HEAD",
+    ]);
+    assert!(comment.contains(&format!("`{shown}`")), "{comment}");
+}
+
+#[test]
 fn rust_cfg_twins_macros_extern_blocks() {
     let repo = fixture_repo("rs_cfg_macros_extern");
     assert_same(

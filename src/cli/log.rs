@@ -114,17 +114,12 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
         .unwrap_or_default();
     let label = style.status(e.status, &format!("{:<8}", e.status.as_str()));
     format!(
-        "{} {} {} {} {}{}  {}:{}{}  {}\n",
+        "{} {} {} {} {}  {}:{}{}  {}\n",
         style.dim(&e.commit[..e.commit.len().min(12)]),
         &e.date[..e.date.len().min(10)],
         label,
         e.kind,
-        terminal_safe(&e.qualname),
-        terminal_safe(&if e.sig.starts_with('(') || e.sig.is_empty() {
-            e.sig.clone()
-        } else {
-            format!(" [{}]", e.sig)
-        }),
+        terminal_safe(&diffidx_core::symbol::display_name(&e.qualname, &e.sig)),
         terminal_safe(&e.path),
         lines,
         moved,

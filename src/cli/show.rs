@@ -5,6 +5,7 @@ use std::io::Read;
 use anyhow::Context as _;
 use diffidx_core::git::Target;
 use diffidx_core::note::{tool_name, NoteDocument, NOTE_VERSION};
+use diffidx_core::symbol::display_name;
 use diffidx_core::{Status, SymbolDiffer};
 
 use clap::Args;
@@ -127,7 +128,7 @@ fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
     let name_width = note
         .deltas
         .iter()
-        .map(|d| d.qualname.chars().count() + d.sig.chars().count())
+        .map(|d| display_name(&d.qualname, &d.sig).chars().count())
         .max()
         .unwrap_or(0)
         .min(60);
@@ -146,7 +147,7 @@ fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
             let mut line = format!(
                 "  {:<11} {:<width$}  {}",
                 d.kind.as_str(),
-                terminal_safe(&format!("{}{}", d.qualname, d.sig)),
+                terminal_safe(&display_name(&d.qualname, &d.sig)),
                 style.dim(&format!("{}:{}", terminal_safe(&d.path), lines)),
                 width = name_width
             );

@@ -173,6 +173,17 @@ pub fn symbol_id(path: &str, kind: SymbolKind, qualname: &str, sig: &str) -> Str
 /// What marks a twin: a key repeated in one file gets `#2`, `#3`, ...
 pub const TWIN_MARK: char = '#';
 
+/// How a symbol's name is shown to people, the same in every output: the
+/// qualname with its parameter types (`Foo.Bar(int)`), or, for a method of
+/// a Rust trait impl, with the trait after it (`Wrapper::fmt as fmt::Display`).
+pub fn display_name(qualname: &str, sig: &str) -> String {
+    if sig.is_empty() || sig.starts_with('(') {
+        format!("{qualname}{sig}")
+    } else {
+        format!("{qualname} as {sig}")
+    }
+}
+
 /// The qualname of the `n`th occurrence (1-based) of a key in one file.
 pub fn twin(qualname: &str, n: u32) -> String {
     if n > 1 {

@@ -283,11 +283,7 @@ fn entry(delta: &SymbolDelta, change: &PullRequestChange<'_>) -> String {
 
 /// `qualname` plus a C# parameter list, or a Rust trait in parentheses.
 fn display_name(delta: &SymbolDelta) -> String {
-    if delta.sig.is_empty() || delta.sig.starts_with('(') {
-        format!("{}{}", delta.qualname, delta.sig)
-    } else {
-        format!("{} ({})", delta.qualname, delta.sig)
-    }
+    diffidx_core::symbol::display_name(&delta.qualname, &delta.sig)
 }
 
 fn footer(change: &PullRequestChange<'_>, range: &str) -> String {
