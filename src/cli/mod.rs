@@ -2,6 +2,7 @@
 //! its own flags; what they share is in `util`.
 
 mod fsck;
+mod generate;
 mod hook_run;
 mod hooks;
 mod index;
@@ -68,6 +69,8 @@ enum Command {
     PrComment(pr_comment::PrCommentArgs),
     /// Install or remove the hooks that keep the index current.
     Hooks(hooks::HooksArgs),
+    /// Write the manual pages or shell completions (scripts/install does).
+    Generate(generate::GenerateArgs),
     /// Keep the store open and answer `log` queries fast (started by `log`
     /// in the background; exits when idle).
     Serve(serve::ServeArgs),
@@ -95,6 +98,7 @@ pub fn main() -> ExitCode {
         Command::PrComment(args) => pr_comment::run(&ctx, args),
         Command::Hooks(args) => hooks::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),
+        Command::Generate(args) => generate::run(args),
         Command::HookRun(args) => hook_run::run(&ctx, args),
     };
     match result {
