@@ -314,3 +314,45 @@ fn control_and_bidi_characters_from_the_repository_are_printed_escaped() {
     let json = repo.ok(&["log", "--symbol", "run", "--json"]);
     assert!(json.contains("src/x\\u001b[2J\u{202e}sr.rs"), "{json}");
 }
+
+#[test]
+fn long_output_goes_through_the_pager_only_on_a_terminal() {
+    let (repo, _) = repo_with_history();
+    repo.ok(&["index", "-q"]);
+    let on_terminal = |args: &str, env: &[(&str, &str)]| {
+        let command = format!("{} {args}", common::bin().display());
+        let mut script = std::process::Command::new("script");
+        script
+            .args(["-qc", &command, "/dev/null"])
+            .current_dir(repo.path())
+            .env_remove("GIT_PAGER")
+            .env_remove("PAGER");
+        for (k, v) in env {
+            script.env(k, v);
+        }
+        let out = script.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).replace('\r', "")
+    };
+    let paged = on_terminal("show --color never", &[("GIT_PAGER", "sed s/^/PAGED:/")]);
+    assert!(paged.contains("PAGED:MODIFIED"), "{paged}");
+    let log = on_terminal("log C.B --color never", &[("PAGER", "sed s/^/VIA-PAGER:/")]);
+    assert!(log.contains("VIA-PAGER:"), "{log}");
+    let unpaged = on_terminal(
+        "--no-pager show --color never",
+        &[("GIT_PAGER", "sed s/^/PAGED:/")],
+    );
+    assert!(
+        !unpaged.contains("PAGED:") && unpaged.contains("MODIFIED"),
+        "{unpaged}"
+    );
+    repo.git(&["config", "core.pager", "sed s/^/CONFIGURED:/"]);
+    let configured = on_terminal("show --color never", &[]);
+    assert!(configured.contains("CONFIGURED:MODIFIED"), "{configured}");
+    // Off a terminal (a pipe, a CI log) there is no pager.
+    let piped = repo.diffidx_env(
+        &["show", "--color", "never"],
+        &[("GIT_PAGER", "sed s/^/PAGED:/")],
+    );
+    assert!(!String::from_utf8_lossy(&piped.stdout).contains("PAGED:"));
+}

@@ -5,7 +5,7 @@ use clap::Args;
 use diffidx_core::{SymbolKind, SymbolQuery};
 use diffidx_lib::store::HistoryEntry;
 
-use super::util::{print, terminal_safe, Context, UsageError};
+use super::util::{print, print_paged, terminal_safe, Context, UsageError};
 
 #[derive(Args)]
 pub struct LogArgs {
@@ -97,7 +97,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
             }
         }
     }
-    print(&out)
+    print_paged(ctx, Some(&repo), &out)
 }
 
 fn render(e: &HistoryEntry, ctx: &Context) -> String {

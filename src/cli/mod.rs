@@ -8,6 +8,7 @@ mod hooks;
 mod index;
 mod init;
 mod log;
+mod pager;
 mod pr_comment;
 mod push;
 mod rebuild;
@@ -36,6 +37,10 @@ struct Cli {
     /// Run as if started in DIR instead of the current directory.
     #[arg(short = 'C', value_name = "DIR", global = true)]
     dir: Option<PathBuf>,
+
+    /// Do not send long output (`show`, `log`) through a pager.
+    #[arg(short = 'P', long, global = true)]
+    no_pager: bool,
 
     /// When to use colors: auto (a terminal without NO_COLOR), always, never.
     #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
@@ -85,6 +90,7 @@ pub fn main() -> ExitCode {
         dir: cli.dir.clone().unwrap_or_else(|| PathBuf::from(".")),
         style: util::Style::for_stdout(cli.color),
         stderr_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        paging: !cli.no_pager,
     };
     let result = match &cli.command {
         Command::Show(args) => show::run(&ctx, args),

@@ -10,7 +10,7 @@ use diffidx_core::{Status, SymbolDiffer};
 
 use clap::Args;
 
-use super::util::{print, terminal_safe, Context, LimitArgs, UsageError};
+use super::util::{print, print_paged, terminal_safe, Context, LimitArgs, UsageError};
 
 #[derive(Args)]
 pub struct ShowArgs {
@@ -78,12 +78,10 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<()> {
             }
         }
     };
-    let out = if args.json {
-        note.to_json()
-    } else {
-        render(&note, &heading, ctx)
-    };
-    print(&out)
+    if args.json {
+        return print(&note.to_json());
+    }
+    print_paged(ctx, Some(&repo), &render(&note, &heading, ctx))
 }
 
 fn read_patch(source: &str) -> anyhow::Result<String> {

@@ -32,11 +32,22 @@ pub struct Context {
     pub dir: PathBuf,
     pub style: Style,
     pub stderr_is_terminal: bool,
+    /// Long output may go through a pager (not with `--no-pager`).
+    pub paging: bool,
 }
 
 impl Context {
     pub fn open_repo(&self) -> Result<Repo, diffidx_core::Error> {
         Repo::discover(&self.dir)
+    }
+}
+
+/// Writes long output: through the pager on a terminal (see `pager`),
+/// else to stdout.
+pub fn print_paged(ctx: &Context, repo: Option<&Repo>, text: &str) -> anyhow::Result<()> {
+    match super::pager::choose(repo, ctx.paging) {
+        Some(pager) => super::pager::show(&pager, text),
+        None => print(text),
     }
 }
 
