@@ -944,3 +944,44 @@ fn progress_shows_rate_and_eta_on_a_terminal_and_nothing_off_one() {
         "{shown}"
     );
 }
+
+#[test]
+fn log_filters_by_date_and_author() {
+    let repo = TestRepo::new();
+    let base = 1_700_000_000u64;
+    for (i, name) in ["Ada Lovelace", "Grace Hopper", "Ada Lovelace"]
+        .iter()
+        .enumerate()
+    {
+        repo.write("src/lib.rs", format!("pub fn f() -> u32 {{ {i} }}\n"));
+        repo.git(&["add", "-A"]);
+        let date = format!("{} +0000", base + i as u64 * 86_400);
+        let out = repo
+            .command("git")
+            .args(["commit", "-q", "-m", &format!("c{i}")])
+            .env("GIT_AUTHOR_NAME", name)
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    }
+    repo.ok(&["index", "-q"]);
+    let count = |args: &[&str]| -> usize {
+        let mut all = vec!["log", "f", "--json"];
+        all.extend_from_slice(args);
+        json(&repo.ok(&all)).as_array().unwrap().len()
+    };
+    assert_eq!(count(&[]), 3);
+    assert_eq!(count(&["--author", "grace"]), 1);
+    assert_eq!(count(&["--author", "LOVELACE"]), 2);
+    assert_eq!(count(&["--since", "@1700086400"]), 2);
+    assert_eq!(count(&["--until", "@1700086400"]), 2);
+    assert_eq!(
+        count(&["--since", "@1700086400", "--until", "@1700086400"]),
+        1
+    );
+    let bad = repo.diffidx(&["log", "f", "--since", "last blue moon"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a date"));
+}

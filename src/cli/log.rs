@@ -1,4 +1,4 @@
-//! `git diffidx log [--symbol] NAME [--kind K] [--path P] [--json] [-p]`
+//! `git diffidx log [--symbol] NAME [--kind K] [--path P] [--since D] [--until D] [--author A] [--json] [-p]`
 
 use anyhow::Context as _;
 use clap::Args;
@@ -25,6 +25,18 @@ pub struct LogArgs {
     /// Only symbols in this file or directory.
     #[arg(long, value_name = "PATH")]
     pub path: Option<String>,
+
+    /// Only changes made at or after DATE (2024-01-31, RFC 3339, "2 weeks ago", @EPOCH).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// Only changes made at or before DATE.
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+
+    /// Only changes by an author whose name contains TEXT (any case).
+    #[arg(long, value_name = "TEXT")]
+    pub author: Option<String>,
 
     /// Print a JSON array, newest first.
     #[arg(long)]
@@ -75,7 +87,32 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
             "note: history before {date} is not indexed; `git diffidx index --all` indexes it"
         );
     }
-    let entries = history.entries;
+    let date = |flag: &str, text: &Option<String>| -> Result<Option<i64>, UsageError> {
+        text.as_deref()
+            .map(|t| {
+                diffidx_core::git::parse_date(t).ok_or_else(|| {
+                    UsageError(format!(
+                        "{flag} {t:?} is not a date (try 2024-01-31, 2024-01-31T12:00:00Z, \
+                         \"2 weeks ago\" or @1700000000)"
+                    ))
+                })
+            })
+            .transpose()
+    };
+    let (since, until) = (date("--since", &args.since)?, date("--until", &args.until)?);
+    let author = args.author.as_deref().map(str::to_lowercase);
+    let entries: Vec<HistoryEntry> = history
+        .entries
+        .into_iter()
+        .filter(|e| {
+            let time = diffidx_core::git::parse_date(&e.date);
+            since.is_none_or(|s| time.is_some_and(|t| t >= s))
+                && until.is_none_or(|u| time.is_some_and(|t| t <= u))
+                && author
+                    .as_deref()
+                    .is_none_or(|a| e.author.to_lowercase().contains(a))
+        })
+        .collect();
     if args.json {
         let json = serde_json::to_string(&entries).context("cannot serialize the history")?;
         return print(&format!("{json}\n"));
