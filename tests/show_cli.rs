@@ -161,6 +161,32 @@ fn patch_that_does_not_apply_is_refused() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("does not apply to C.cs"), "{err}");
+    assert!(err.contains("git diffidx show --patch FILE REV"), "{err}");
+}
+
+#[test]
+fn a_patch_from_another_base_applies_there_and_other_files_are_not_read() {
+    let (repo, commits) = repo_with_history();
+    // `git diff v1 v2` plus a lock file the history never had.
+    let mut patch = repo.git(&["diff", &commits[0], &commits[1]]);
+    patch.push_str(
+        "diff --git a/Cargo.lock b/Cargo.lock\n--- a/Cargo.lock\n+++ b/Cargo.lock\n@@ -1,1 +1,1 @@\n-version = 1\n+version = 2\n",
+    );
+    // At HEAD (v3) the C# hunk does not apply; the message names the fix.
+    let out = repo.diffidx_with_stdin(&["show", "--patch", "-", "--json"], Some(patch.as_bytes()));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("C.cs") && err.contains("REV is A"), "{err}");
+    assert!(!err.contains("Cargo.lock"), "{err}");
+    // Against the commit it was made from, it applies; the lock file is skipped.
+    let out = repo.diffidx_with_stdin(
+        &["show", "--patch", "-", &commits[0], "--json"],
+        Some(patch.as_bytes()),
+    );
+    let from_patch = summarize(&String::from_utf8(out.stdout.clone()).unwrap());
+    common::succeeded(&out);
+    let from_commit = summarize(&repo.ok(&["show", "--json", &commits[1]]));
+    assert_eq!(from_patch, from_commit);
 }
 
 #[test]

@@ -223,6 +223,16 @@ impl<'r> SymbolDiffer<'r> {
         let mut pairs = Vec::new();
         let mut diagnostics = Vec::new();
         for file in files {
+            // Files of no language looked at are not read, so a patch that
+            // also touches `Cargo.lock` or a README need not apply to them.
+            let wanted = |path: &Option<String>| {
+                path.as_deref()
+                    .and_then(Language::from_path)
+                    .is_some_and(|l| self.options.languages.contains(&l))
+            };
+            if !wanted(&file.old_path) && !wanted(&file.new_path) {
+                continue;
+            }
             let pre_path = file.old_path.clone();
             let pre = match &pre_path {
                 Some(path) => Some(self.pre_image(base, path, &file)?),

@@ -33,7 +33,10 @@ pub enum Error {
     },
     #[error("cannot read the patch: {0}")]
     Patch(String),
-    #[error("the patch does not apply to {path} at {base}: {reason}")]
+    #[error(
+        "the patch does not apply to {path} at {base}: {reason}; if it was made against another \
+         commit, name it: `git diffidx show --patch FILE REV` (for `git diff A B`, REV is A)"
+    )]
     PatchDoesNotApply {
         path: String,
         base: String,
