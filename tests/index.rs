@@ -985,3 +985,56 @@ fn log_filters_by_date_and_author() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a date"));
 }
+
+#[test]
+fn log_during_a_rebuild_says_so_and_after_a_killed_one_says_what_to_run() {
+    let mut repo = TestRepo::new();
+    for i in 0..5 {
+        repo.write("src/lib.rs", format!("pub fn f() -> u32 {{ {i} }}\n"));
+        repo.commit(&format!("c{i}"));
+    }
+    repo.ok(&["index", "-q"]);
+    let expected = repo.ok(&["log", "f", "--json"]);
+    // A rebuild stopped after loading its batch, before it finished.
+    let rebuild = repo
+        .command(common::bin())
+        .args(["rebuild"])
+        .env("DIFFIDX_FAULT", "store-committed:stop")
+        .spawn()
+        .unwrap();
+    let state = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(") ").and_then(|(_, r)| r.chars().next()))
+    };
+    let started = Instant::now();
+    while state(rebuild.id()) != Some('T') {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the rebuild never stopped"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = repo.diffidx(&["log", "f"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "being rebuilt from the notes (by pid {})",
+            rebuild.id()
+        )),
+        "{err}"
+    );
+    // Killed there instead: log names the repair, and index finishes it.
+    std::process::Command::new("kill")
+        .args(["-9", &rebuild.id().to_string()])
+        .status()
+        .unwrap();
+    let mut rebuild = rebuild;
+    let _ = rebuild.wait();
+    let out = repo.diffidx(&["log", "f"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("rebuild of the index was interrupted"));
+    common::succeeded(&repo.diffidx(&["index"]));
+    assert_eq!(repo.ok(&["log", "f", "--json"]), expected);
+}

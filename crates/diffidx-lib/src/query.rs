@@ -9,13 +9,20 @@ use diffidx_core::git::Repo;
 use diffidx_core::{Status, SymbolDiffer, SymbolQuery};
 
 use crate::open::{self, OpenError};
-use crate::state::StateDir;
+use crate::state::{StateDir, StateError, Wait, WriterLock};
 use crate::store::{HistoryEntry, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
     #[error("this repository has no diffidx index yet; run `git diffidx init` (or `git diffidx index`) first")]
     NoIndex,
+    #[error("the index is being rebuilt from the notes{}; `log` answers when that finishes",
+        holder.map(|p| format!(" (by pid {p})")).unwrap_or_default())]
+    Rebuilding { holder: Option<u32> },
+    #[error("a rebuild of the index was interrupted; run `git diffidx rebuild` (or `git diffidx index`) to finish it")]
+    RebuildInterrupted,
+    #[error(transparent)]
+    State(#[from] crate::state::StateError),
     #[error(transparent)]
     Open(#[from] OpenError),
     #[error(transparent)]
@@ -40,6 +47,14 @@ pub fn history(
     server: Option<&Path>,
 ) -> Result<History, QueryError> {
     let state = StateDir::of(repo);
+    if state.rebuilding().exists() {
+        // Running (it holds the writer lock), or killed (nobody does).
+        return Err(match WriterLock::acquire(&state, Wait::No, &mut |_| {}) {
+            Err(StateError::Busy { holder, .. }) => QueryError::Rebuilding { holder },
+            Err(e) => e.into(),
+            Ok(_lock) => QueryError::RebuildInterrupted,
+        });
+    }
     if !state.store().exists() {
         return Err(QueryError::NoIndex);
     }

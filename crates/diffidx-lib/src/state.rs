@@ -61,6 +61,13 @@ impl StateDir {
         self.dir.join("pending")
     }
 
+    /// Present while `rebuild` refills the store (and after one that was
+    /// killed, until a writer finishes the job): readers say so rather than
+    /// answer from a half-filled store.
+    pub fn rebuilding(&self) -> PathBuf {
+        self.dir.join("rebuilding")
+    }
+
     /// Per-target watermarks of the Neo4j push.
     pub fn neo4j(&self) -> PathBuf {
         self.dir.join("neo4j")

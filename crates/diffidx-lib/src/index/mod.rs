@@ -146,6 +146,8 @@ fn index_locked_with(
         progress.advance(done + 1);
     }
     flush(repo, &mut notes, &mut batch, &mut report)?;
+    // Every note is loaded now: a rebuild that was killed is finished.
+    let _ = std::fs::remove_file(StateDir::of(repo).rebuilding());
     Ok(report)
 }
 
@@ -278,10 +280,16 @@ pub fn rebuild(
         progress.waiting_for(holder)
     })?;
     crate::client::release(&state.socket()); // a query server must not hold the files we delete
+    let marker = state.rebuilding();
+    std::fs::write(&marker, b"").map_err(|source| StateError::Io {
+        path: marker.clone(),
+        source,
+    })?;
     store::remove_files(&state.store(), None);
     let mut report = IndexReport::default();
     let mut notes = repo.notes()?;
     let mut differ = SymbolDiffer::new(repo, diff.clone())?;
     sync_from_notes(&mut notes, &mut differ, &mut report)?;
+    let _ = std::fs::remove_file(&marker);
     Ok(report)
 }
