@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::TestRepo;
 
 #[test]
@@ -22,21 +20,14 @@ fn git_help_opens_the_generated_manual_page() {
     for page in ["git-diffidx.1", "git-diffidx-log.1", "git-diffidx-fsck.1"] {
         assert!(man.path().join("man1").join(page).exists(), "{page}");
     }
-    let bin_dir = common::bin().parent().unwrap().to_owned();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = Command::new("git")
+    // `command` puts the binary's directory first on PATH, as an install does.
+    let out = repo
+        .command("git")
         .args(["diffidx", "--help"])
-        .current_dir(repo.path())
-        .env("PATH", &path)
         .env("MANPATH", man.path())
         .env("MANPAGER", "cat")
         .env("PAGER", "cat")
         .env("MANWIDTH", "100")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .output()
         .unwrap();
     let page = String::from_utf8_lossy(&out.stdout);

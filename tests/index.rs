@@ -772,20 +772,8 @@ fn hostile_nesting_is_indexed_to_a_limit_by_show_hooks_index_and_rebuild() {
     );
     let sha = repo.commit("hostile nesting");
     let note = json(&repo.ok(&["show", "--json", &sha]));
-    let problems: Vec<String> = note["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            format!(
-                "{} {}",
-                d["path"].as_str().unwrap(),
-                d["problem"].as_str().unwrap()
-            )
-        })
-        .collect();
     assert_eq!(
-        problems,
+        common::problems(&note),
         [
             "deep.cs too_deep",
             "deep.rs too_deep",
@@ -1002,19 +990,7 @@ fn log_during_a_rebuild_says_so_and_after_a_killed_one_says_what_to_run() {
         .env("DIFFIDX_FAULT", "store-committed:stop")
         .spawn()
         .unwrap();
-    let state = |pid: u32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| s.rsplit_once(") ").and_then(|(_, r)| r.chars().next()))
-    };
-    let started = Instant::now();
-    while state(rebuild.id()) != Some('T') {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the rebuild never stopped"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until_stopped(rebuild.id(), "the rebuild never stopped");
     let out = repo.diffidx(&["log", "f"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);

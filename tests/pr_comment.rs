@@ -192,18 +192,21 @@ fn dry_run_prints_every_group_of_the_net_change() {
     );
 
     // Without --repo, a local dry run links into the repository `origin` names.
+    let dry_run = || {
+        repo.diffidx_env(
+            &[
+                "pr-comment",
+                "--dry-run",
+                "--base",
+                "main",
+                "--head",
+                "topic",
+            ],
+            &[],
+        )
+    };
     repo.git(&["remote", "add", "origin", "git@github.com:Acme/Widgets.git"]);
-    let out = repo.diffidx_env(
-        &[
-            "pr-comment",
-            "--dry-run",
-            "--base",
-            "main",
-            "--head",
-            "topic",
-        ],
-        &[],
-    );
+    let out = dry_run();
     let inferred = String::from_utf8(out.stdout.clone()).unwrap();
     succeeded(&out);
     assert!(
@@ -218,17 +221,7 @@ fn dry_run_prints_every_group_of_the_net_change() {
         "origin",
         "https://gitlab.example/acme/widgets",
     ]);
-    let out = repo.diffidx_env(
-        &[
-            "pr-comment",
-            "--dry-run",
-            "--base",
-            "main",
-            "--head",
-            "topic",
-        ],
-        &[],
-    );
+    let out = dry_run();
     let unlinked = String::from_utf8(out.stdout.clone()).unwrap();
     assert!(
         !unlinked.contains("/blob/"),

@@ -230,20 +230,8 @@ fn bad_input_is_reported_not_fatal() {
     let repo = fixture_repo("bad_input");
     let json = repo.ok(&["show", "--json"]);
     let note: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let problems: Vec<String> = note["diagnostics"]
-        .as_array()
-        .expect("diagnostics present")
-        .iter()
-        .map(|d| {
-            format!(
-                "{} {}",
-                d["path"].as_str().unwrap(),
-                d["problem"].as_str().unwrap()
-            )
-        })
-        .collect();
     assert_eq!(
-        problems,
+        common::problems(&note),
         [
             "Blob.cs binary",
             "Broken.cs parse_errors",

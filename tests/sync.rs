@@ -432,19 +432,7 @@ fn a_server_killed_mid_push_ends_with_exact_counts_after_the_next_push() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let state = |pid: u32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| s.rsplit_once(") ").and_then(|(_, r)| r.chars().next()))
-    };
-    let started = std::time::Instant::now();
-    while state(push.id()) != Some('T') {
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(60),
-            "the push never reached its first transaction"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    common::wait_until_stopped(push.id(), "the push never reached its first transaction");
     first.kill();
     let resumed = Command::new("kill")
         .args(["-CONT", &push.id().to_string()])

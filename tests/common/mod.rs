@@ -278,3 +278,37 @@ pub fn summarize(json: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// Waits until process `pid` is stopped (state `T` in `/proc`), as a
+/// `DIFFIDX_FAULT=<point>:stop` run is when it reaches its point.
+pub fn wait_until_stopped(pid: u32, what: &str) {
+    let state = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(") ").and_then(|(_, r)| r.chars().next()))
+    };
+    let started = std::time::Instant::now();
+    while state() != Some('T') {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "{what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// `path problem` for each diagnostic of a note.
+pub fn problems(note: &serde_json::Value) -> Vec<String> {
+    note["diagnostics"]
+        .as_array()
+        .expect("diagnostics present")
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}",
+                d["path"].as_str().unwrap(),
+                d["problem"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
