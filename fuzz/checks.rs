@@ -133,6 +133,7 @@ pub fn pr_comment(data: &[u8]) {
                 end_line: 2 + i as u32,
                 content_hash: None,
                 modified: (status == Status::Moved).then_some(i % 2 == 0),
+                from: None,
             }
         })
         .collect();

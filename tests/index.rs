@@ -15,9 +15,21 @@ fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
-/// `status|kind|qualname|path` of each history entry, newest first.
+/// `status|kind|qualname|path` of each history entry, newest first (none
+/// when no indexed symbol matches, which `log` reports with exit 1).
 fn history(repo: &TestRepo, name: &str) -> Vec<String> {
-    let out = json(&repo.ok(&["log", "--symbol", name, "--json"]));
+    let out = repo.diffidx(&["log", "--symbol", name, "--json"]);
+    let code = out.status.code();
+    let out = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        code,
+        Some(if out.as_array().unwrap().is_empty() {
+            1
+        } else {
+            0
+        }),
+        "{name}"
+    );
     out.as_array()
         .unwrap()
         .iter()
@@ -136,15 +148,21 @@ fn log_follows_renames_moves_and_deletion() {
         .unwrap()
         .iter()
         .all(|e| e["kind"] == "class"));
-    let elsewhere = json(&repo.ok(&[
+    let elsewhere = repo.diffidx(&[
         "log",
         "--symbol",
         "Other",
         "--path",
         "src/Taxes.cs",
         "--json",
-    ]));
-    assert_eq!(elsewhere.as_array().unwrap().len(), 0);
+    ]);
+    assert_eq!(elsewhere.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&elsewhere.stdout), "[]\n");
+    let err = String::from_utf8_lossy(&elsewhere.stderr);
+    assert!(
+        err.contains("no indexed symbol matches 'Other' under src/Taxes.cs"),
+        "{err}"
+    );
     assert_eq!(
         history(&repo, "Other"),
         [

@@ -172,21 +172,36 @@ fn a_patch_from_another_base_applies_there_and_other_files_are_not_read() {
     patch.push_str(
         "diff --git a/Cargo.lock b/Cargo.lock\n--- a/Cargo.lock\n+++ b/Cargo.lock\n@@ -1,1 +1,1 @@\n-version = 1\n+version = 2\n",
     );
-    // At HEAD (v3) the C# hunk does not apply; the message names the fix.
+    let from_commit = summarize(&repo.ok(&["show", "--json", &commits[1]]));
+    // git's `index` lines name the pre-images: the patch applies at HEAD (v3)
+    // too, and the lock file is skipped.
     let out = repo.diffidx_with_stdin(&["show", "--patch", "-", "--json"], Some(patch.as_bytes()));
+    common::succeeded(&out);
+    assert_eq!(
+        summarize(&String::from_utf8_lossy(&out.stdout)),
+        from_commit
+    );
+    // Without them, at HEAD the C# hunk does not apply; the message names the fix.
+    let bare: String = patch
+        .lines()
+        .filter(|l| !l.starts_with("index "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = repo.diffidx_with_stdin(&["show", "--patch", "-", "--json"], Some(bare.as_bytes()));
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("C.cs") && err.contains("REV is A"), "{err}");
     assert!(!err.contains("Cargo.lock"), "{err}");
-    // Against the commit it was made from, it applies; the lock file is skipped.
+    // Against the commit it was made from, it applies.
     let out = repo.diffidx_with_stdin(
         &["show", "--patch", "-", &commits[0], "--json"],
-        Some(patch.as_bytes()),
+        Some(bare.as_bytes()),
     );
-    let from_patch = summarize(&String::from_utf8(out.stdout.clone()).unwrap());
     common::succeeded(&out);
-    let from_commit = summarize(&repo.ok(&["show", "--json", &commits[1]]));
-    assert_eq!(from_patch, from_commit);
+    assert_eq!(
+        summarize(&String::from_utf8_lossy(&out.stdout)),
+        from_commit
+    );
 }
 
 #[test]

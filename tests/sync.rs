@@ -695,3 +695,40 @@ fn an_invalid_note_is_counted_shown_and_fails_push_and_the_hook_until_repaired()
         5
     );
 }
+
+#[test]
+fn lineage_is_pushed_as_continues_once() {
+    let server = server();
+    let db = fresh_database(&server, "lineage");
+    let mut repo = TestRepo::new();
+    repo.git(&["config", "diffidx.repo", "example/lineage"]);
+    let body = "{ var total = 0; foreach (var line in lines) { total += line.Price * line.Count; } return total; }";
+    repo.write(
+        "Cart.cs",
+        format!("namespace Shop {{ class Cart {{ int Sum(Line[] lines) {body} }} }}\n"),
+    );
+    repo.commit("cart");
+    repo.write(
+        "Cart.cs",
+        format!("namespace Shop {{ class Cart {{ int Total(Line[] lines) {body} }} }}\n"),
+    );
+    repo.commit("rename sum");
+    for _ in 0..2 {
+        let out = with_neo4j(&repo, &server, &db, &server.password, &["index", "-q"]);
+        common::succeeded(&out);
+        let out = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
+        common::succeeded(&out);
+        let links = fetch(
+            &server,
+            &db,
+            "MATCH (a:Symbol {repo: 'example/lineage'})-[l:CONTINUES]->(b:Symbol) \
+             RETURN a.qualname AS old, b.qualname AS new, l.similarity AS similarity",
+            &[],
+        );
+        assert_eq!(links.len(), 1);
+        assert_eq!(links[0].get::<String>("old").unwrap(), "Shop.Cart.Sum");
+        assert_eq!(links[0].get::<String>("new").unwrap(), "Shop.Cart.Total");
+        let similarity = links[0].get::<f64>("similarity").unwrap();
+        assert!(similarity > 0.6 && similarity <= 1.0, "{similarity}");
+    }
+}

@@ -1,22 +1,32 @@
-//! `git diffidx log [--symbol] NAME [--kind K] [--path P] [--since D] [--until D] [--author A] [--json] [-p]`
+//! `git diffidx log [--symbol] NAME [REV] [--all] [--kind K] [--path P] [--since D] [--until D] [--author A] [--json] [-p]`
 
 use anyhow::Context as _;
 use clap::Args;
 use diffidx_core::{SymbolKind, SymbolQuery};
 use diffidx_lib::store::HistoryEntry;
 
-use super::util::{print, print_paged, terminal_safe, Context, UsageError};
+use super::util::{describe_lineage, print, print_paged, terminal_safe, Context, UsageError};
 
 #[derive(Args)]
 pub struct LogArgs {
     /// A qualified name, or a suffix of one at a `.`/`::` boundary
     /// (`Foo.Bar` matches `Acme.Foo.Bar`); `Foo.Bar(int,string)` picks one overload.
-    #[arg(long = "symbol", value_name = "NAME", required_unless_present = "name")]
+    #[arg(
+        long = "symbol",
+        value_name = "NAME",
+        required_unless_present = "positional"
+    )]
     pub symbol: Option<String>,
 
-    /// The same as `--symbol NAME`: `git diffidx log Foo.Bar`.
-    #[arg(value_name = "NAME", conflicts_with = "symbol")]
-    pub name: Option<String>,
+    /// NAME (the same as `--symbol NAME`), then REV: answer for the history
+    /// of REV (default HEAD): `git diffidx log Foo.Bar main`.
+    #[arg(value_name = "NAME [REV]", num_args = 0..=2)]
+    pub positional: Vec<String>,
+
+    /// Every indexed commit, whatever history it is in (other branches, and
+    /// commits a rebase or amend left behind).
+    #[arg(long)]
+    pub all: bool,
 
     /// Only symbols of this kind (method, class, function, ...).
     #[arg(long, value_name = "KIND")]
@@ -49,11 +59,21 @@ pub struct LogArgs {
 
 pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let symbol = args
-        .symbol
-        .as_deref()
-        .or(args.name.as_deref())
-        .unwrap_or_default();
+    let (symbol, rev) = match (&args.symbol, args.positional.as_slice()) {
+        (Some(symbol), []) => (symbol.as_str(), None),
+        (Some(symbol), [rev]) => (symbol.as_str(), Some(rev.as_str())),
+        (None, [name]) => (name.as_str(), None),
+        (None, [name, rev]) => (name.as_str(), Some(rev.as_str())),
+        _ => {
+            return Err(UsageError(
+                "give one NAME (positionally or with --symbol) and at most one REV".into(),
+            )
+            .into())
+        }
+    };
+    if args.all && rev.is_some() {
+        return Err(UsageError("--all and a REV contradict each other; give one".into()).into());
+    }
     let mut query = SymbolQuery::parse(symbol);
     if query.own_name().trim().is_empty() {
         return Err(UsageError(format!(
@@ -72,15 +92,69 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
         })?),
     };
     query.path = args.path.clone();
-    let head = repo.resolve_commit("HEAD").ok().map(|h| h.to_string());
+    // The history asked about: REV's, else HEAD's (none in an empty repository).
+    let tip = match rev {
+        Some(rev) => Some(repo.resolve_commit(rev)?),
+        None => repo.resolve_commit("HEAD").ok(),
+    };
+    let head = tip.map(|h| h.to_string());
     // The query server answers faster; this binary is what it runs.
     let program = std::env::current_exe().ok();
     let history = diffidx_lib::query::history(&repo, &query, head.clone(), program.as_deref())?;
+    let rev_name = rev.unwrap_or("HEAD");
     if let (Some(false), Some(head)) = (history.head_indexed, &head) {
+        let index = if rev.is_some() {
+            format!("git diffidx index {}", terminal_safe(rev_name))
+        } else {
+            "git diffidx index".to_owned()
+        };
         eprintln!(
-            "note: HEAD ({}) is not indexed yet; run `git diffidx index` for an up-to-date history",
+            "note: {} ({}) is not indexed yet; run `{index}` for an up-to-date history",
+            terminal_safe(rev_name),
             &head[..12]
         );
+    }
+    if history.entries.is_empty() {
+        if args.json {
+            print("[]\n")?;
+        }
+        let hint = match history.suggestions.as_slice() {
+            [] => String::new(),
+            names => format!(
+                "; did you mean {}?",
+                names
+                    .iter()
+                    .map(|n| format!("'{}'", terminal_safe(n)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let mut narrowed = String::new();
+        if let Some(kind) = query.kind {
+            narrowed.push_str(&format!(" of kind {kind}"));
+        }
+        if let Some(path) = &query.path {
+            narrowed.push_str(&format!(" under {}", terminal_safe(path)));
+        }
+        anyhow::bail!(
+            "no indexed symbol matches '{}'{narrowed}{hint} (only indexed commits are searched; \
+             see `git diffidx status`)",
+            terminal_safe(symbol)
+        );
+    }
+    let mut entries = history.entries;
+    if let (Some(tip), false) = (tip, args.all) {
+        let (kept, hidden) = diffidx_lib::query::in_history_of(&repo, tip, entries)?;
+        if hidden > 0 {
+            eprintln!(
+                "note: {hidden} change{} on commits outside {}'s history {} hidden; `--all` shows {}",
+                if hidden == 1 { "" } else { "s" },
+                terminal_safe(rev_name),
+                if hidden == 1 { "is" } else { "are" },
+                if hidden == 1 { "it" } else { "them" },
+            );
+        }
+        entries = kept;
     }
     if let Some(date) = &history.indexed_from {
         eprintln!(
@@ -101,8 +175,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     };
     let (since, until) = (date("--since", &args.since)?, date("--until", &args.until)?);
     let author = args.author.as_deref().map(str::to_lowercase);
-    let entries: Vec<HistoryEntry> = history
-        .entries
+    let entries: Vec<HistoryEntry> = entries
         .into_iter()
         .filter(|e| {
             let time = diffidx_core::git::parse_date(&e.date);
@@ -119,7 +192,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     }
     if entries.is_empty() {
         eprintln!(
-            "no recorded change of a symbol matching '{}' (indexed commits only; see `git diffidx status`)",
+            "no recorded change of a symbol matching '{}' passes the filters given",
             terminal_safe(symbol)
         );
         return Ok(());
@@ -148,7 +221,11 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
         .old_path
         .as_ref()
         .map(|p| format!(" (from {})", terminal_safe(p)))
-        .unwrap_or_default();
+        .unwrap_or_default()
+        + &e.from
+            .as_ref()
+            .map(|from| describe_lineage(from, &e.path))
+            .unwrap_or_default();
     let label = style.status(e.status, &format!("{:<8}", e.status.as_str()));
     format!(
         "{} {} {} {} {}  {}:{}{}  {}\n",

@@ -2,6 +2,7 @@
 //! its own flags; what they share is in `util`.
 
 mod fsck;
+mod gc;
 mod generate;
 mod hook_run;
 mod hooks;
@@ -64,6 +65,8 @@ enum Command {
     Rebuild(rebuild::RebuildArgs),
     /// Check every note, and the store against the notes; say what to repair.
     Fsck(fsck::FsckArgs),
+    /// Forget indexed commits no ref reaches (left behind by a rebase or amend).
+    Gc(gc::GcArgs),
     /// Push every indexed commit not pushed yet to the shared Neo4j
     /// (NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE).
     Push(push::PushArgs),
@@ -99,6 +102,7 @@ pub fn main() -> ExitCode {
         Command::Status(args) => status::run(&ctx, args),
         Command::Rebuild(args) => rebuild::run(&ctx, args),
         Command::Fsck(args) => fsck::run(&ctx, args),
+        Command::Gc(args) => gc::run(&ctx, args),
         Command::Push(args) => push::run(&ctx, args),
         Command::Init(args) => init::run(&ctx, args),
         Command::PrComment(args) => pr_comment::run(&ctx, args),

@@ -10,7 +10,9 @@ use diffidx_core::{Status, SymbolDiffer};
 
 use clap::Args;
 
-use super::util::{print, print_paged, terminal_safe, Context, LimitArgs, UsageError};
+use super::util::{
+    describe_lineage, print, print_paged, terminal_safe, Context, LimitArgs, UsageError,
+};
 
 #[derive(Args)]
 pub struct ShowArgs {
@@ -156,6 +158,9 @@ fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
                     ""
                 };
                 line.push_str(&format!("  (from {}{edited})", terminal_safe(old)));
+            }
+            if let Some(from) = &d.from {
+                line.push_str(&format!(" {}", describe_lineage(from, &d.path)));
             }
             out.push_str(line.trim_end());
             out.push('\n');

@@ -136,6 +136,24 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     }
 }
 
+/// How an ADDED symbol's lineage reads: `(was Buffer::roll, 75% alike)`,
+/// with the old path when it moved too.
+pub fn describe_lineage(from: &diffidx_core::delta::Lineage, path: &str) -> String {
+    let place = if from.path == path {
+        String::new()
+    } else {
+        format!(" in {}", terminal_safe(&from.path))
+    };
+    format!(
+        " (was {}{place}, {}% alike)",
+        terminal_safe(&diffidx_core::symbol::display_name(
+            &from.qualname,
+            &from.sig
+        )),
+        from.similarity.percent()
+    )
+}
+
 /// Terminal styling: colors only on a terminal, never with `NO_COLOR`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {

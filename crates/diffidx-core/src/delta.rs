@@ -73,7 +73,73 @@ pub struct SymbolDelta {
     pub content_hash: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modified: Option<bool>,
+    /// Lineage: on an ADDED delta, the DELETED delta of the same commit it
+    /// continues (a rename, or a move that edited the text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Lineage>,
 }
+
+/// The DELETED symbol an ADDED one continues, and how similar their
+/// normalized texts are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lineage {
+    pub id: String,
+    pub qualname: String,
+    pub sig: String,
+    pub path: String,
+    pub similarity: Similarity,
+}
+
+/// A similarity in hundredths; written as a number from 0 to 1 with at most
+/// two decimals, so notes stay byte-identical across platforms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Similarity(u8);
+
+impl Similarity {
+    /// Rounds a ratio (0..=1) to hundredths.
+    pub fn from_ratio(ratio: f64) -> Similarity {
+        Similarity((ratio.clamp(0.0, 1.0) * 100.0).round() as u8)
+    }
+
+    pub fn percent(self) -> u8 {
+        self.0
+    }
+
+    pub fn as_f64(self) -> f64 {
+        f64::from(self.0) / 100.0
+    }
+}
+
+impl Serialize for Similarity {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_f64(self.as_f64())
+    }
+}
+
+impl<'de> Deserialize<'de> for Similarity {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = f64::deserialize(deserializer)?;
+        if !(0.0..=1.0).contains(&value) {
+            return Err(serde::de::Error::custom(format!(
+                "similarity {value} is not between 0 and 1"
+            )));
+        }
+        Ok(Similarity::from_ratio(value))
+    }
+}
+
+/// The least similarity (estimated Jaccard of token trigrams) at which an
+/// ADDED symbol is linked to a DELETED one of another own name. Chosen by
+/// hand on real histories; see docs/choices.md.
+pub const LINEAGE_THRESHOLD: f64 = 0.6;
+
+/// The same, when both have the same own name (a move that edited a short
+/// body, a signature change): the name is evidence the text need not give.
+pub const LINEAGE_THRESHOLD_SAME_NAME: f64 = 0.4;
+
+/// Past this many candidate pairs of one kind in one commit (a mass
+/// rewrite), only pairs that share their own name are compared.
+const MAX_LINEAGE_PAIRS: usize = 250_000;
 
 /// One version of a file: its path and symbols.
 #[derive(Debug, Clone, Copy)]
@@ -117,6 +183,7 @@ impl<'a> Labeled<'a> {
             end_line: s.end_line,
             content_hash: (self.status != Status::Deleted).then(|| s.content_hash.to_hex()),
             modified: self.modified,
+            from: None,
         }
     }
 }
@@ -245,6 +312,86 @@ pub fn match_moves(labeled: &mut Vec<Labeled<'_>>) {
     });
 }
 
+/// Lineage: pairs each ADDED symbol with the DELETED symbol of the same kind
+/// (and commit) whose text is most similar, at or above
+/// [`LINEAGE_THRESHOLD`] ([`LINEAGE_THRESHOLD_SAME_NAME`] for the same own name). One-to-one and greedy: the most similar pair first,
+/// a shared own name breaking ties, then the labeled order. Returns
+/// `(added, deleted, similarity)` indexes into `labeled`.
+pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> {
+    let mut by_kind: HashMap<SymbolKind, (Vec<usize>, Vec<usize>)> = HashMap::new();
+    for (i, l) in labeled.iter().enumerate() {
+        let sides = by_kind.entry(l.symbol().kind).or_default();
+        match l.status {
+            Status::Added => sides.0.push(i),
+            Status::Deleted => sides.1.push(i),
+            _ => {}
+        }
+    }
+    let mut pairs: Vec<(Similarity, bool, usize, usize)> = Vec::new();
+    for (added, deleted) in by_kind.values() {
+        let crowded = added.len().saturating_mul(deleted.len()) > MAX_LINEAGE_PAIRS;
+        for &a in added {
+            let new = labeled[a].symbol();
+            for &d in deleted {
+                let old = labeled[d].symbol();
+                let same_name = new.name == old.name;
+                if crowded && !same_name {
+                    continue;
+                }
+                let similarity = new.sketch.similarity(&old.sketch);
+                let threshold = if same_name {
+                    LINEAGE_THRESHOLD_SAME_NAME
+                } else {
+                    LINEAGE_THRESHOLD
+                };
+                if similarity >= threshold {
+                    pairs.push((Similarity::from_ratio(similarity), same_name, a, d));
+                }
+            }
+        }
+    }
+    pairs.sort_by(|x, y| {
+        y.0.cmp(&x.0)
+            .then(y.1.cmp(&x.1))
+            .then(x.2.cmp(&y.2))
+            .then(x.3.cmp(&y.3))
+    });
+    let mut used = vec![false; labeled.len()];
+    let mut links = Vec::new();
+    for (similarity, _, a, d) in pairs {
+        if !used[a] && !used[d] {
+            used[a] = true;
+            used[d] = true;
+            links.push((a, d, similarity));
+        }
+    }
+    links
+}
+
+/// The deltas of labeled symbols: all but UNCHANGED, with lineage, sorted
+/// for the note.
+pub fn to_deltas(labeled: &[Labeled<'_>]) -> Vec<SymbolDelta> {
+    let mut deltas: Vec<Option<SymbolDelta>> = labeled
+        .iter()
+        .map(|l| (l.status != Status::Unchanged).then(|| l.to_delta()))
+        .collect();
+    for (a, d, similarity) in link_lineage(labeled) {
+        let from = deltas[d].as_ref().map(|old| Lineage {
+            id: old.id.clone(),
+            qualname: old.qualname.clone(),
+            sig: old.sig.clone(),
+            path: old.path.clone(),
+            similarity,
+        });
+        if let Some(new) = deltas[a].as_mut() {
+            new.from = from;
+        }
+    }
+    let mut deltas: Vec<SymbolDelta> = deltas.into_iter().flatten().collect();
+    sort_deltas(&mut deltas);
+    deltas
+}
+
 /// Sorts deltas as the note format requires: by `(path, start_line, id)`.
 pub fn sort_deltas(deltas: &mut [SymbolDelta]) {
     deltas.sort_by(|a, b| {
@@ -271,6 +418,7 @@ mod tests {
             start_line: lines.0,
             end_line: lines.1,
             content_hash: ContentHash([text; 32]),
+            sketch: Default::default(),
         }
     }
 
@@ -294,6 +442,79 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    fn sketched(kind: SymbolKind, qualname: &str, text: &str) -> Symbol {
+        let hashes: Vec<u64> = text
+            .split_whitespace()
+            .map(crate::symbol::token_hash)
+            .collect();
+        Symbol {
+            sketch: crate::symbol::TextSketch::of_tokens(&hashes, &mut Vec::new()),
+            ..sym(kind, qualname, (1, 3), text.len() as u8)
+        }
+    }
+
+    #[test]
+    fn lineage_links_the_most_similar_pair_of_a_kind_once() {
+        let body: String = (0..30).map(|i| format!("a{i} = b{i} ; ")).collect();
+        let old = file(vec![
+            sketched(
+                SymbolKind::Method,
+                "C.Roll",
+                &format!("void Roll ( ) {{ {body} }}"),
+            ),
+            sketched(
+                SymbolKind::Method,
+                "C.Gone",
+                "void Gone ( ) { unrelated stuff }",
+            ),
+            sketched(SymbolKind::Field, "C.roll", &format!("int roll {body}")),
+        ]);
+        let new = file(vec![
+            sketched(
+                SymbolKind::Method,
+                "C.RollToFront",
+                &format!("void RollToFront ( ) {{ {body} x ; }}"),
+            ),
+            sketched(
+                SymbolKind::Method,
+                "C.Copy",
+                &format!("void Copy ( ) {{ {body} }}"),
+            ),
+            sketched(SymbolKind::Property, "C.Roll", &format!("int Roll {body}")),
+        ]);
+        let labeled = label_file(
+            Some(FileVersion {
+                path: "c.cs",
+                symbols: &old,
+            }),
+            Some(FileVersion {
+                path: "c.cs",
+                symbols: &new,
+            }),
+            &[],
+        );
+        let links: Vec<(String, String)> = link_lineage(&labeled)
+            .into_iter()
+            .map(|(a, d, _)| {
+                (
+                    labeled[a].symbol().qualname.clone(),
+                    labeled[d].symbol().qualname.clone(),
+                )
+            })
+            .collect();
+        // Copy is the more similar (an exact copy of Roll's body) and takes
+        // Roll; RollToFront has no partner left. Kinds never mix.
+        assert_eq!(links, [("C.Copy".to_owned(), "C.Roll".to_owned())]);
+        let deltas = to_deltas(&labeled);
+        let copy = deltas.iter().find(|d| d.qualname == "C.Copy").unwrap();
+        let from = copy.from.as_ref().unwrap();
+        assert_eq!(
+            (from.qualname.as_str(), from.path.as_str()),
+            ("C.Roll", "c.cs")
+        );
+        assert!(deltas.iter().filter(|d| d.from.is_some()).count() == 1);
     }
 
     #[test]

@@ -35,7 +35,7 @@ impl Default for DiffOptions {
     fn default() -> Self {
         DiffOptions {
             max_file_size: 1024 * 1024,
-            cache_bytes: 64 * 1024 * 1024,
+            cache_bytes: 96 * 1024 * 1024,
             languages: Language::all().collect(),
         }
     }
@@ -327,7 +327,8 @@ impl<'r> SymbolDiffer<'r> {
         }))
     }
 
-    /// The text a patch expects for `path`: from `base`, else from the index.
+    /// The text a patch expects for `path`: the blob its `index` line names,
+    /// else the file in `base`, else in the index.
     fn pre_image(
         &mut self,
         base: ObjectId,
@@ -335,7 +336,15 @@ impl<'r> SymbolDiffer<'r> {
         file: &patch::FilePatch,
     ) -> Result<(String, ObjectId)> {
         let mut tried = Vec::new();
-        let candidates = [self.repo.blob_at(base, path)?, self.repo.index_blob(path)];
+        let named = file
+            .old_blob
+            .as_deref()
+            .and_then(|hex| self.repo.blob_by_prefix(hex));
+        let candidates = [
+            named,
+            self.repo.blob_at(base, path)?,
+            self.repo.index_blob(path),
+        ];
         for blob in candidates.into_iter().flatten() {
             let bytes = self.repo.blob(blob)?;
             let text = normalize(&bytes, usize::MAX)
@@ -506,12 +515,7 @@ fn label_all(
         labeled.extend(delta::label_file(version(old), version(new), changes));
     }
     delta::match_moves(&mut labeled);
-    let mut deltas: Vec<SymbolDelta> = labeled
-        .iter()
-        .filter(|l| l.status != Status::Unchanged)
-        .map(Labeled::to_delta)
-        .collect();
-    delta::sort_deltas(&mut deltas);
+    let deltas = delta::to_deltas(&labeled);
     diagnostics.sort_by(|a, b| (&a.path, a.problem as u8).cmp(&(&b.path, b.problem as u8)));
     diagnostics.dedup();
     let files = pairs
@@ -579,7 +583,9 @@ fn weight(value: &Loaded) -> usize {
     match value {
         Ok(blob) => {
             let tree = blob.state.as_ref().map_or(0, |s| s.weight(blob.text.len()));
-            blob.text.len() + blob.symbols.symbols.len() * 160 + tree
+            blob.text.len()
+                + blob.symbols.symbols.len() * (160 + 4 * crate::symbol::SKETCH_SIZE)
+                + tree
         }
         Err(_) => 64,
     }

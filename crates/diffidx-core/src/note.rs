@@ -118,6 +118,12 @@ impl NoteDocument {
             ));
         }
         let mut previous: Option<(&str, u32, &str)> = None;
+        let deleted: std::collections::HashSet<&str> = doc
+            .deltas
+            .iter()
+            .filter(|d| d.status == crate::delta::Status::Deleted)
+            .map(|d| d.id.as_str())
+            .collect();
         for (i, d) in doc.deltas.iter().enumerate() {
             let at = |what: String| format!("delta {i} ({}): {what}", d.qualname);
             validate_path(&d.path).map_err(&at)?;
@@ -159,6 +165,22 @@ impl NoteDocument {
                 return Err(at(
                     "old_path and modified belong to MOVED deltas only".into()
                 ));
+            }
+            if let Some(from) = &d.from {
+                if d.status != Status::Added {
+                    return Err(at("only an ADDED delta may name what it continues".into()));
+                }
+                validate_path(&from.path).map_err(&at)?;
+                if from.id
+                    != crate::symbol::symbol_id(&from.path, d.kind, &from.qualname, &from.sig)
+                {
+                    return Err(at(
+                        "from.id does not match its path, kind, qualname and sig".into(),
+                    ));
+                }
+                if !deleted.contains(from.id.as_str()) {
+                    return Err(at("from names no DELETED delta of this commit".into()));
+                }
             }
             let key = (d.path.as_str(), d.start_line, d.id.as_str());
             if previous.is_some_and(|p| p > key) {
@@ -213,6 +235,7 @@ mod tests {
             end_line: line + 2,
             content_hash: Some("ab".repeat(32)),
             modified: None,
+            from: None,
         }
     }
 
@@ -267,8 +290,37 @@ mod tests {
         reject(d, "bad lines");
         let d = doc(vec![delta("b.cs", 1, "B.M"), delta("a.cs", 1, "A.M")]);
         reject(d, "not sorted");
-        let mut d = ok;
+        let mut d = ok.clone();
         d.deltas[0].status = Status::Moved;
         reject(d, "MOVED deltas only");
+        // Lineage names a DELETED delta of the same note, from an ADDED one.
+        let mut gone = delta("a.cs", 9, "A.Old");
+        gone.status = Status::Deleted;
+        gone.content_hash = None;
+        let mut added = delta("a.cs", 1, "A.New");
+        added.status = Status::Added;
+        added.from = Some(crate::delta::Lineage {
+            id: gone.id.clone(),
+            qualname: "A.Old".into(),
+            sig: "()".into(),
+            path: "a.cs".into(),
+            similarity: crate::delta::Similarity::from_ratio(0.8),
+        });
+        let linked = doc(vec![added.clone(), gone.clone()]);
+        let parsed =
+            NoteDocument::from_untrusted(linked.to_json().as_bytes(), COMMIT, None).unwrap();
+        assert_eq!(parsed, linked);
+        assert!(linked.to_json().contains(r#""similarity":0.8}"#));
+        reject(doc(vec![added.clone()]), "names no DELETED delta");
+        let mut d = linked.clone();
+        d.deltas[0].status = Status::Modified;
+        reject(d, "only an ADDED delta");
+        let mut d = linked.clone();
+        d.deltas[0].from.as_mut().unwrap().qualname = "A.Other".into();
+        reject(d, "from.id does not match");
+        let too_similar = linked
+            .to_json()
+            .replace(r#""similarity":0.8"#, r#""similarity":1.5"#);
+        assert!(NoteDocument::from_untrusted(too_similar.as_bytes(), COMMIT, None).is_err());
     }
 }

@@ -118,6 +118,8 @@ pub struct Symbol {
     pub end_line: u32,
     /// blake3 of the normalized text.
     pub content_hash: ContentHash,
+    /// A sketch of the normalized text, for lineage (similar, not equal, text).
+    pub sketch: TextSketch,
 }
 
 impl Symbol {
@@ -152,6 +154,93 @@ impl fmt::Debug for ContentHash {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "ContentHash({})", &self.to_hex()[..12])
     }
+}
+
+/// A bottom-k sketch of a text's token trigrams: the `SKETCH_SIZE` smallest
+/// trigram hashes, sorted. Two sketches estimate the Jaccard similarity of
+/// the trigram sets (exactly, when both sets are smaller than the sketch).
+///
+/// Why trigrams of tokens: a rename changes the few trigrams around the
+/// name, an edited body changes those around the edit, so the score falls
+/// with the share of the text that changed, whatever its length.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TextSketch(pub Box<[u32]>);
+
+/// How many hashes a sketch keeps.
+pub const SKETCH_SIZE: usize = 64;
+
+impl TextSketch {
+    /// The sketch of a token sequence, given each token's hash.
+    pub fn of_tokens(token_hashes: &[u64], smallest: &mut Vec<u32>) -> TextSketch {
+        smallest.clear();
+        // The k smallest distinct hashes, kept sorted: once k are held, most
+        // hashes are larger than the largest and cost one comparison.
+        let mut keep = |h: u32| {
+            if smallest.len() == SKETCH_SIZE && h >= smallest[SKETCH_SIZE - 1] {
+                return;
+            }
+            if let Err(at) = smallest.binary_search(&h) {
+                if smallest.len() == SKETCH_SIZE {
+                    smallest.pop();
+                }
+                smallest.insert(at, h);
+            }
+        };
+        if token_hashes.len() < 3 {
+            token_hashes.iter().for_each(|&h| keep(mix(h, 0, 0)));
+        } else {
+            token_hashes
+                .windows(3)
+                .for_each(|w| keep(mix(w[0], w[1], w[2])));
+        }
+        TextSketch(smallest.as_slice().into())
+    }
+
+    /// Estimated Jaccard similarity of the two texts' trigram sets, 0..=1.
+    pub fn similarity(&self, other: &TextSketch) -> f64 {
+        let (a, b) = (&self.0, &other.0);
+        if a.is_empty() || b.is_empty() {
+            return 0.0;
+        }
+        // The smallest k hashes of the union, and how many are in both.
+        let (mut i, mut j, mut seen, mut shared) = (0, 0, 0, 0);
+        while seen < SKETCH_SIZE && (i < a.len() || j < b.len()) {
+            match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) if x == y => {
+                    shared += 1;
+                    i += 1;
+                    j += 1;
+                }
+                (Some(x), Some(y)) if x < y => i += 1,
+                (Some(_), Some(_)) => j += 1,
+                (Some(_), None) => i += 1,
+                (None, _) => j += 1,
+            }
+            seen += 1;
+        }
+        // The union's k smallest are each at most either sketch's k-th, so
+        // membership in both sides is known for every one of them.
+        shared as f64 / seen as f64
+    }
+}
+
+/// A 64-bit hash of one token's text (FNV-1a): cheap, and stable across
+/// platforms and versions, as a sketch must be.
+pub fn token_hash(token: &str) -> u64 {
+    token.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Combines three token hashes into one trigram hash (splitmix64's finalizer).
+fn mix(a: u64, b: u64, c: u64) -> u32 {
+    let mut z = a
+        .wrapping_add(b.rotate_left(21))
+        .wrapping_add(c.rotate_left(42))
+        .wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((z ^ (z >> 31)) >> 32) as u32
 }
 
 /// A symbol's id: `blake3(path, kind, qualname, sig)` in hex.
@@ -223,6 +312,27 @@ mod tests {
             );
         }
         assert_eq!(SymbolKind::parse("lambda"), None);
+    }
+
+    fn sketch(text: &str) -> TextSketch {
+        let hashes: Vec<u64> = text.split_whitespace().map(token_hash).collect();
+        TextSketch::of_tokens(&hashes, &mut Vec::new())
+    }
+
+    #[test]
+    fn similarity_falls_with_the_share_of_text_that_changed() {
+        let body: String = (0..40).map(|i| format!("x{i} = y{i} ; ")).collect();
+        let a = sketch(&format!("fn roll ( ) {{ {body} }}"));
+        assert_eq!(a.similarity(&a), 1.0);
+        let renamed = sketch(&format!("fn roll_to_front ( ) {{ {body} }}"));
+        let rewritten = sketch("fn roll ( ) { completely different tokens here }");
+        let renamed_score = a.similarity(&renamed);
+        assert!(renamed_score > 0.9, "{renamed_score}");
+        assert!(a.similarity(&rewritten) < 0.1);
+        assert_eq!(a.similarity(&TextSketch::default()), 0.0);
+        // Symmetric, and bounded by the sketch size.
+        assert_eq!(renamed_score, renamed.similarity(&a));
+        assert!(a.0.len() <= SKETCH_SIZE && a.0.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -274,9 +274,19 @@ fn entry(delta: &SymbolDelta, change: &PullRequestChange<'_>) -> String {
         _ => format!("in {}", code(&delta.path)),
     };
     let edited = if delta.status == Status::Moved && delta.modified == Some(true) {
-        ", modified"
+        ", modified".to_owned()
+    } else if let Some(from) = &delta.from {
+        let name = code(&diffidx_core::symbol::display_name(
+            &from.qualname,
+            &from.sig,
+        ));
+        if from.path == delta.path {
+            format!(", was {name}")
+        } else {
+            format!(", was {name} in {}", code(&from.path))
+        }
     } else {
-        ""
+        String::new()
     };
     format!("- {} {linked} {place}{edited}\n", delta.kind.as_str())
 }
@@ -416,6 +426,7 @@ mod tests {
             end_line: 9,
             content_hash: None,
             modified: None,
+            from: None,
         }
     }
 

@@ -23,6 +23,7 @@ pub struct Answer {
     pub entries: Vec<HistoryEntry>,
     pub head_indexed: Option<bool>,
     pub indexed_from: Option<String>,
+    pub suggestions: Vec<String>,
 }
 
 /// One request, one response.
@@ -130,11 +131,13 @@ pub fn history(socket: &Path, query: &SymbolQuery, head: Option<String>) -> Opti
             entries,
             head_indexed,
             indexed_from,
+            suggestions,
             ..
         }) => Some(Answer {
             entries,
             head_indexed,
             indexed_from,
+            suggestions,
         }),
         _ => None,
     }

@@ -9,16 +9,18 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use diffidx_core::delta::Similarity;
 use diffidx_core::qualname::own_name;
 use diffidx_core::symbol::symbol_id;
 use diffidx_core::{CommitRecord, Language, Status};
 
 /// A property value, borrowed from its row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Prop<'a> {
     Str(&'a str),
     Int(i64),
     Bool(bool),
+    Float(f64),
 }
 
 /// A node or edge row: its properties, in a fixed order.
@@ -192,6 +194,27 @@ impl Row for MovedTo {
     }
 }
 
+/// `(:Symbol)-[:CONTINUES {sha, similarity}]->(:Symbol)`: lineage, a
+/// DELETED symbol to the ADDED one that continues it (the note's `from`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Continues {
+    pub from: String,
+    pub to: String,
+    pub sha: String,
+    pub similarity: Similarity,
+}
+
+impl Row for Continues {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
+        vec![
+            ("from", Prop::Str(&self.from)),
+            ("to", Prop::Str(&self.to)),
+            ("sha", Prop::Str(&self.sha)),
+            ("similarity", Prop::Float(self.similarity.as_f64())),
+        ]
+    }
+}
+
 /// Every row of a batch of commit records (oldest first), each node at its
 /// latest state in the batch and each edge once.
 #[derive(Debug, Default)]
@@ -205,6 +228,7 @@ pub struct GraphRows {
     pub child_of: Vec<ChildOf>,
     pub changed_in: Vec<ChangedIn>,
     pub moved_to: Vec<MovedTo>,
+    pub continues: Vec<Continues>,
 }
 
 impl GraphRows {
@@ -294,6 +318,14 @@ impl GraphRows {
                     start_line: d.start_line,
                     end_line: d.end_line,
                 });
+                if let Some(from) = &d.from {
+                    rows.continues.push(Continues {
+                        from: from.id.clone(),
+                        to: d.id.clone(),
+                        sha: sha.clone(),
+                        similarity: from.similarity,
+                    });
+                }
                 if let (Status::Moved, Some(old_path)) = (d.status, &d.old_path) {
                     rows.moved_to.push(MovedTo {
                         from: symbol_id(old_path, d.kind, &d.qualname, &d.sig),

@@ -32,6 +32,9 @@ pub struct Response {
     /// History before this date is not indexed.
     #[serde(default)]
     pub indexed_from: Option<String>,
+    /// When nothing matched: indexed names close to the one asked for.
+    #[serde(default)]
+    pub suggestions: Vec<String>,
     #[serde(default)]
     pub error: Option<String>,
 }

@@ -2,6 +2,7 @@
 //! else from the store directly, after which a server is started for the
 //! next query. Answers are the same either way.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
@@ -35,6 +36,8 @@ pub struct History {
     pub head_indexed: Option<bool>,
     /// History before this date is not indexed (`None`: it all is).
     pub indexed_from: Option<String>,
+    /// When no symbol matched: indexed names close to the one asked for.
+    pub suggestions: Vec<String>,
 }
 
 /// The history of the symbols matching `query`, newest first, and whether
@@ -65,6 +68,7 @@ pub fn history(
                 entries: answer.entries,
                 head_indexed: answer.head_indexed,
                 indexed_from: answer.indexed_from,
+                suggestions: answer.suggestions,
             });
         }
     }
@@ -73,6 +77,11 @@ pub fn history(
     let entries = reader.history(query)?;
     let head_indexed = head.and_then(|h| reader.has_commit(&h).ok());
     let indexed_from = reader.history_start()?;
+    let suggestions = if entries.is_empty() {
+        reader.similar_names(query, crate::server::SUGGESTIONS)?
+    } else {
+        Vec::new()
+    };
     drop(reader);
     drop(store);
     if let Some(program) = server {
@@ -83,7 +92,33 @@ pub fn history(
         entries,
         head_indexed,
         indexed_from,
+        suggestions,
     })
+}
+
+/// Keeps the entries whose commit is in the history of `tip` (commits of
+/// other branches, and those a rebase or amend left behind, are not); returns
+/// them and how many were left out.
+pub fn in_history_of(
+    repo: &Repo,
+    tip: diffidx_core::ObjectId,
+    entries: Vec<HistoryEntry>,
+) -> Result<(Vec<HistoryEntry>, usize), diffidx_core::Error> {
+    let commits: HashSet<diffidx_core::ObjectId> = entries
+        .iter()
+        .filter_map(|e| diffidx_core::ObjectId::from_hex(e.commit.as_bytes()).ok())
+        .collect();
+    let reachable = repo.reachable_among(&[tip], &commits)?;
+    let before = entries.len();
+    let kept: Vec<HistoryEntry> = entries
+        .into_iter()
+        .filter(|e| {
+            diffidx_core::ObjectId::from_hex(e.commit.as_bytes())
+                .is_ok_and(|id| reachable.contains(&id))
+        })
+        .collect();
+    let hidden = before - kept.len();
+    Ok((kept, hidden))
 }
 
 /// The diff of one symbol between a history entry's commit and its first

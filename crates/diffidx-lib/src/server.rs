@@ -245,10 +245,18 @@ fn open_read_only(state: &StateDir) -> Result<Store, Response> {
     }
 }
 
+/// How many names a "did you mean" offers.
+pub const SUGGESTIONS: usize = 5;
+
 fn read_history(reader: &Reader<'_>, query: &SymbolQuery, head: Option<&str>) -> Response {
     match reader.history(query) {
         Ok(entries) => Response {
             ok: true,
+            suggestions: if entries.is_empty() {
+                reader.similar_names(query, SUGGESTIONS).unwrap_or_default()
+            } else {
+                Vec::new()
+            },
             entries,
             head_indexed: head.and_then(|sha| reader.has_commit(sha).ok()),
             indexed_from: reader.history_start().ok().flatten(),

@@ -10,6 +10,7 @@ pub mod notes;
 pub mod patch;
 
 pub use config::ConfigKey;
+use std::collections::HashSet;
 
 use gix::bstr::ByteSlice;
 use gix::object::tree::EntryKind;
@@ -220,6 +221,99 @@ impl Repo {
             });
         }
         self.commit(parent).map(Some)
+    }
+
+    /// Which of `candidates` are in the history of `tips` (tips included).
+    ///
+    /// One walk from the tips, newest first, that stops once every candidate
+    /// is found or the walk passes a day before the oldest candidate's
+    /// commit time (the slack absorbs clocks that ran a little backwards).
+    /// A candidate whose object is gone is never reachable. A walk that
+    /// cannot read a commit is an error, never a shorter answer.
+    pub fn reachable_among(
+        &self,
+        tips: &[ObjectId],
+        candidates: &HashSet<ObjectId>,
+    ) -> Result<HashSet<ObjectId>> {
+        let mut oldest: Option<i64> = None;
+        for &id in candidates {
+            if let Ok(commit) = self.repo.find_commit(id) {
+                if let Ok(time) = commit.time() {
+                    oldest = Some(oldest.map_or(time.seconds, |o| o.min(time.seconds)));
+                }
+            }
+        }
+        let mut found = HashSet::new();
+        let (Some(oldest), false) = (oldest, tips.is_empty()) else {
+            return Ok(found);
+        };
+        use gix::revision::walk::Sorting;
+        use gix::traverse::commit::simple::CommitTimeOrder;
+        let walk = self
+            .repo
+            .rev_walk(tips.iter().copied())
+            .sorting(Sorting::ByCommitTimeCutoff {
+                order: CommitTimeOrder::NewestFirst,
+                seconds: oldest.saturating_sub(86_400),
+            })
+            .all()
+            .context(|| "cannot walk the history of the refs".to_owned())?;
+        for info in walk {
+            let info = info.context(|| "cannot walk the history of the refs".to_owned())?;
+            if candidates.contains(&info.id) {
+                found.insert(info.id);
+                if found.len() == candidates.len() {
+                    break;
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// The commits every ref points to (branches, tags peeled, remotes,
+    /// HEAD), notes refs excepted: what `gc` keeps the history of.
+    pub fn ref_tips(&self) -> Result<Vec<ObjectId>> {
+        let platform = self
+            .repo
+            .references()
+            .context(|| "cannot list references".to_owned())?;
+        let mut tips = Vec::new();
+        for reference in platform
+            .all()
+            .context(|| "cannot list references".to_owned())?
+        {
+            let mut reference = match reference {
+                Ok(r) => r,
+                Err(e) => {
+                    return Err(Error::Object {
+                        id: "refs".into(),
+                        reason: format!("cannot read a reference: {e}"),
+                    })
+                }
+            };
+            let name = reference.name().as_bstr().to_str_lossy().into_owned();
+            if name.starts_with("refs/notes/") {
+                continue;
+            }
+            // A ref to something other than a commit (a tag of a blob) keeps
+            // no history.
+            if let Ok(id) = reference.peel_to_commit().map(|c| c.id) {
+                tips.push(id);
+            }
+        }
+        if let Ok(head) = self.resolve_commit("HEAD") {
+            tips.push(head);
+        }
+        tips.sort();
+        tips.dedup();
+        Ok(tips)
+    }
+
+    /// The blob an abbreviated id names, if this repository has exactly one.
+    pub fn blob_by_prefix(&self, hex: &str) -> Option<ObjectId> {
+        let id = self.repo.rev_parse_single(hex).ok()?.detach();
+        let header = self.repo.find_header(id).ok()?;
+        (header.kind() == gix::object::Kind::Blob).then_some(id)
     }
 
     /// The best common ancestor of two commits.

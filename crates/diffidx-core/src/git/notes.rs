@@ -155,6 +155,15 @@ impl Notes<'_> {
         Ok(())
     }
 
+    /// Stages the removal of `commit`'s note (written by [`Notes::commit`]).
+    pub fn remove(&mut self, commit: ObjectId) -> Result<()> {
+        self.state
+            .edit(commit, None, &self.repo.repo.objects)
+            .context(|| format!("cannot stage the removal of the note of {commit}"))?;
+        self.staged += 1;
+        Ok(())
+    }
+
     /// Number of notes staged since the last commit.
     pub fn staged(&self) -> usize {
         self.staged

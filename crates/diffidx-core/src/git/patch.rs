@@ -2,6 +2,10 @@
 //!
 //! The text is parsed by `unidiff`, never by hand; this module only turns its
 //! hunks into [`LineChange`]s and rebuilds the post-image from a pre-image.
+//! The one thing read beside it is git's `index OLD..NEW` header line, which
+//! unidiff skips: it names the pre-image's blob.
+
+use std::collections::HashMap;
 
 use super::hunks::LineChange;
 use crate::error::{Error, Result};
@@ -13,7 +17,35 @@ pub struct FilePatch {
     pub old_path: Option<String>,
     /// `None` for a deleted file.
     pub new_path: Option<String>,
+    /// The pre-image's blob id, abbreviated, from git's `index OLD..NEW`
+    /// header line when the patch has one.
+    pub old_blob: Option<String>,
     hunks: Vec<unidiff::Hunk>,
+}
+
+/// The `index OLD..NEW [MODE]` line of each file header git writes, by the
+/// `---` line that follows it (as the diff parser reports that file's
+/// source). unidiff reads the unified diff proper and skips git's extended
+/// header, which is where the pre-image's blob id is.
+fn pre_image_ids(text: &str) -> HashMap<&str, &str> {
+    let mut ids = HashMap::new();
+    let mut pending: Option<&str> = None;
+    for line in text.lines() {
+        if line.starts_with("diff ") {
+            pending = None;
+        } else if let Some(rest) = line.strip_prefix("index ") {
+            pending = rest
+                .split_once("..")
+                .map(|(old, _)| old)
+                .filter(|old| old.len() >= 4 && old.bytes().all(|b| b.is_ascii_hexdigit()));
+        } else if let Some(source) = line.strip_prefix("--- ") {
+            if let Some(old) = pending.take() {
+                let source = source.split('\t').next().unwrap_or(source);
+                ids.insert(source, old);
+            }
+        }
+    }
+    ids
 }
 
 const MISSING_SOURCE: &str = "\u{0}diffidx: no source header";
@@ -61,6 +93,7 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>> {
             "no file with hunks found (expected `---`/`+++` headers and `@@` hunks)".into(),
         ));
     }
+    let pre_images = pre_image_ids(text);
     Ok(set
         .files()
         .iter()
@@ -79,6 +112,10 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>> {
             FilePatch {
                 old_path: path(&file.source_file, "a/"),
                 new_path: path(&file.target_file, "b/"),
+                old_blob: pre_images
+                    .get(file.source_file.as_str())
+                    .filter(|id| !id.bytes().all(|b| b == b'0'))
+                    .map(|id| (*id).to_owned()),
                 hunks: file.hunks().to_vec(),
             }
         })

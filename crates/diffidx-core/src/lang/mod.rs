@@ -890,6 +890,11 @@ fn finish(raw: Vec<RawSymbol>, tokens: &[Range<usize>], source: &str) -> Vec<Sym
     let mut seen: HashMap<(String, SymbolKind, String), u32> = HashMap::new();
     let mut first_of_qualname: HashMap<String, usize> = HashMap::new();
     let mut symbols = Vec::with_capacity(raw.len());
+    let token_hashes: Vec<u64> = tokens
+        .iter()
+        .map(|t| crate::symbol::token_hash(&source[t.clone()]))
+        .collect();
+    let (mut own_hashes, mut scratch) = (Vec::new(), Vec::new());
     for (index, r) in raw.iter().enumerate() {
         let n = seen
             .entry((r.qualname.clone(), r.kind, r.sig.clone()))
@@ -908,6 +913,7 @@ fn finish(raw: Vec<RawSymbol>, tokens: &[Range<usize>], source: &str) -> Vec<Sym
             start_line: r.start_line,
             end_line: r.end_line,
             content_hash: hash_text(tokens, source, &r.bytes, &r.excluded),
+            sketch: sketch_text(tokens, &token_hashes, r, &mut own_hashes, &mut scratch),
         });
     }
     for (symbol, r) in symbols.iter_mut().zip(&raw) {
@@ -947,6 +953,25 @@ fn normalized_text<'a>(
         .iter()
         .filter(move |t| !excluded.iter().any(|x| x.contains(&t.start)))
         .map(move |t| &source[t.clone()])
+}
+
+/// The sketch of a symbol's normalized text (the same tokens as its hash).
+fn sketch_text(
+    tokens: &[Range<usize>],
+    token_hashes: &[u64],
+    r: &RawSymbol,
+    own: &mut Vec<u64>,
+    scratch: &mut Vec<u32>,
+) -> crate::symbol::TextSketch {
+    let first = tokens.partition_point(|t| t.start < r.bytes.start);
+    let last = tokens.partition_point(|t| t.start < r.bytes.end);
+    own.clear();
+    own.extend(
+        (first..last)
+            .filter(|&i| !r.excluded.iter().any(|x| x.contains(&tokens[i].start)))
+            .map(|i| token_hashes[i]),
+    );
+    crate::symbol::TextSketch::of_tokens(own, scratch)
 }
 
 fn hash_text(

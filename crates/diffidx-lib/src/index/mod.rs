@@ -6,7 +6,10 @@
 //! name; the next run loads whatever the store is missing from the notes and
 //! carries on. One writer at a time (`state::WriterLock`).
 
+mod gc;
 mod walk;
+
+pub use gc::{gc, GcReport};
 
 use diffidx_core::git::notes::Notes;
 use diffidx_core::git::Repo;
@@ -279,6 +282,11 @@ pub fn rebuild(
     let _lock = WriterLock::acquire(&state, WriterLock::default_wait(), &mut |holder| {
         progress.waiting_for(holder)
     })?;
+    rebuild_locked(repo, diff, &state)
+}
+
+/// [`rebuild`], with the writer lock already held.
+fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<IndexReport> {
     crate::client::release(&state.socket()); // a query server must not hold the files we delete
     let marker = state.rebuilding();
     std::fs::write(&marker, b"").map_err(|source| StateError::Io {

@@ -24,6 +24,7 @@ fn prop(p: Prop<'_>) -> Value {
         Prop::Str(s) => string(s),
         Prop::Int(n) => Value::Int64(n),
         Prop::Bool(b) => Value::Bool(b),
+        Prop::Float(x) => Value::Double(x),
     }
 }
 

@@ -134,6 +134,15 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
     for m in &rows.moved_to {
         link_move(conn, m)?;
     }
+    upsert(
+        conn,
+        "lineage",
+        // Like the changes: only commits not loaded yet get here, so each
+        // link is new.
+        "UNWIND $rows AS r MATCH (a:Symbol {id: r.from}) MATCH (b:Symbol {id: r.to}) \
+         CREATE (a)-[:CONTINUES {sha: r.sha, similarity: r.similarity}]->(b)",
+        rows.continues.iter().map(row).collect(),
+    )?;
     Ok(())
 }
 

@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use ::kuzu::{Connection, PreparedStatement, Value};
+use diffidx_core::delta::{Lineage, Similarity};
 use diffidx_core::{Status, SymbolKind, SymbolQuery};
 
 use super::kuzu::{as_i64, as_string, as_u32, execute, prepare, string, string_list};
@@ -26,6 +27,9 @@ pub struct HistoryEntry {
     pub sig: String,
     pub start_line: u32,
     pub end_line: u32,
+    /// Lineage: on an ADDED entry, the deleted symbol it continues.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Lineage>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -214,8 +218,10 @@ impl<'s> Reader<'s> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        // Follow moves both ways, one hop at a time: earlier and later identities.
-        let hop = "MATCH (a:Symbol)-[:MOVED_TO]-(b:Symbol) WHERE a.id IN $ids RETURN DISTINCT b.id";
+        // Follow moves and lineage both ways, one hop at a time: earlier and
+        // later identities.
+        let hop = "MATCH (a:Symbol)-[:MOVED_TO|:CONTINUES]-(b:Symbol) WHERE a.id IN $ids \
+                   RETURN DISTINCT b.id";
         let mut frontier = ids.clone();
         for _ in 0..16 {
             let next: HashSet<String> = self
@@ -235,21 +241,53 @@ impl<'s> Reader<'s> {
         let rows = self.run(
             "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE s.id IN $ids \
              RETURN c.sha, c.date, c.author, c.subject, e.status, s.kind, s.path, e.old_path, \
-             s.qualname, s.sig, e.start_line, e.end_line \
+             s.qualname, s.sig, e.start_line, e.end_line, s.id \
              ORDER BY c.time DESC, c.seq DESC, s.path, e.start_line, e.status, s.id",
             "read history",
             vec![("ids", string_list(&ids))],
         )?;
         let text = |v: &Value| as_string(v).unwrap_or_default();
+        // Lineage into these symbols, by (commit, new symbol).
+        let mut lineage: HashMap<(String, String), Lineage> = self
+            .run(
+                "MATCH (a:Symbol)-[l:CONTINUES]->(b:Symbol) WHERE b.id IN $ids \
+                 RETURN l.sha, b.id, a.id, a.qualname, a.sig, a.path, l.similarity",
+                "read lineage",
+                vec![("ids", string_list(&ids))],
+            )?
+            .iter()
+            .map(|r| {
+                let similarity = match r[6] {
+                    Value::Double(x) => x,
+                    _ => 0.0,
+                };
+                (
+                    (text(&r[0]), text(&r[1])),
+                    Lineage {
+                        id: text(&r[2]),
+                        qualname: text(&r[3]),
+                        sig: text(&r[4]),
+                        path: text(&r[5]),
+                        similarity: Similarity::from_ratio(similarity),
+                    },
+                )
+            })
+            .collect();
         Ok(rows
             .into_iter()
             .filter_map(|r| {
+                let status = Status::parse(&text(&r[4]))?;
+                let from = if status == Status::Added {
+                    lineage.remove(&(text(&r[0]), text(&r[12])))
+                } else {
+                    None
+                };
                 Some(HistoryEntry {
                     commit: text(&r[0]),
                     date: text(&r[1]),
                     author: text(&r[2]),
                     subject: text(&r[3]),
-                    status: Status::parse(&text(&r[4]))?,
+                    status,
                     kind: SymbolKind::parse(&text(&r[5]))?,
                     path: text(&r[6]),
                     old_path: as_string(&r[7]).filter(|p| !p.is_empty()),
@@ -257,8 +295,46 @@ impl<'s> Reader<'s> {
                     sig: text(&r[9]),
                     start_line: as_u32(&r[10]),
                     end_line: as_u32(&r[11]),
+                    from,
                 })
             })
+            .collect())
+    }
+}
+
+impl Reader<'_> {
+    /// Names of indexed symbols close to what `query` asked for, best first
+    /// (for "did you mean"): the same own name under another qualifier, the
+    /// same name in another case, then near spellings.
+    pub fn similar_names(&self, query: &SymbolQuery, limit: usize) -> Result<Vec<String>> {
+        let wanted = query.own_name().to_lowercase();
+        let rows = self.run(
+            "MATCH (s:Symbol) RETURN DISTINCT s.name, s.qualname",
+            "list symbol names",
+            Vec::new(),
+        )?;
+        let mut scored: Vec<(u32, String)> = Vec::new();
+        for row in rows {
+            let (Some(name), Some(qualname)) = (as_string(&row[0]), as_string(&row[1])) else {
+                continue;
+            };
+            let score = strsim::jaro_winkler(&wanted, &name.to_lowercase());
+            if score >= 0.85 {
+                let qualname = diffidx_core::qualname::split_twin(&qualname).0.to_owned();
+                scored.push(((score * 1000.0) as u32, qualname));
+            }
+        }
+        scored.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then(a.1.len().cmp(&b.1.len()))
+                .then(a.1.cmp(&b.1))
+        });
+        let mut seen = HashSet::new();
+        Ok(scored
+            .into_iter()
+            .filter(|(_, q)| seen.insert(q.clone()))
+            .map(|(_, q)| q)
+            .take(limit)
             .collect())
     }
 }

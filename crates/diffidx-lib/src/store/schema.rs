@@ -9,13 +9,14 @@
 //! (:Symbol)-[:CHANGED_IN {status, old_path, modified, start_line, end_line}]->(:Commit)
 //! (:Symbol)-[:CHILD_OF]->(:Symbol|File)   the enclosing symbol, or the file
 //! (:Symbol)-[:MOVED_TO {sha}]->(:Symbol)  old identity → new identity
+//! (:Symbol)-[:CONTINUES {sha, similarity}]->(:Symbol)  lineage: DELETED → ADDED
 //! (:Meta {key, value})                    schema version, loaded notes tip
 //! ```
 //!
 //! The properties are those of `crate::graph` (the same as in Neo4j), plus
 //! `seq`, which orders commits loaded in the same second (oldest first).
 
-pub const SCHEMA_VERSION: &str = "2";
+pub const SCHEMA_VERSION: &str = "3";
 
 pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -29,4 +30,5 @@ pub const CREATE: &[&str] = &[
      modified BOOLEAN, start_line INT64, end_line INT64)",
     "CREATE REL TABLE IF NOT EXISTS CHILD_OF(FROM Symbol TO Symbol, FROM Symbol TO File)",
     "CREATE REL TABLE IF NOT EXISTS MOVED_TO(FROM Symbol TO Symbol, sha STRING)",
+    "CREATE REL TABLE IF NOT EXISTS CONTINUES(FROM Symbol TO Symbol, sha STRING, similarity DOUBLE)",
 ];

@@ -156,6 +156,7 @@ fn bolt(p: Prop<'_>) -> BoltType {
         Prop::Str(s) => BoltType::from(s),
         Prop::Int(n) => BoltType::from(n),
         Prop::Bool(b) => BoltType::from(b),
+        Prop::Float(x) => BoltType::from(x),
     }
 }
 
@@ -209,6 +210,12 @@ const MOVES: &str = "UNWIND $rows AS r MATCH (b:Symbol {id: r.to}) \
      a.qualname = r.qualname, a.name = r.name, a.kind = r.kind, a.sig = r.sig, \
      a.language = b.language, a.start_line = 0, a.end_line = 0, a.content_hash = '' \
      SET a.deleted = true MERGE (a)-[l:MOVED_TO]->(b) SET l.sha = r.sha";
+
+/// Lineage: both symbols are in the batch's notes (the DELETED and the ADDED
+/// delta of one commit), so both nodes exist by now.
+const CONTINUES: &str = "UNWIND $rows AS r MATCH (a:Symbol {id: r.from}) \
+     MATCH (b:Symbol {id: r.to}) MERGE (a)-[l:CONTINUES]->(b) SET l.sha = r.sha, \
+     l.similarity = r.similarity";
 
 /// Every row of `rows` as one transaction; returns the rows sent.
 pub(super) async fn write_rows(
@@ -286,6 +293,14 @@ pub(super) async fn write_rows(
         rows.moved_to
             .iter()
             .map(|m| map(m, vec![("from", ns(&m.from)), ("to", ns(&m.to))]))
+            .collect(),
+    ));
+    statements.push((
+        "lineage",
+        CONTINUES,
+        rows.continues
+            .iter()
+            .map(|c| map(c, vec![("from", ns(&c.from)), ("to", ns(&c.to))]))
             .collect(),
     ));
     let mut txn = timed(config, "begin", graph.start_txn()).await?;

@@ -1,0 +1,282 @@
+//! What `log` answers: lineage across renames and edited moves, and only
+//! the history of the revision asked about. End to end on real repositories
+//! with the real binary and a real Kuzu store.
+
+mod common;
+
+use common::TestRepo;
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// `status qualname path [<- from]` of each history entry, newest first.
+fn history(repo: &TestRepo, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["log", "--json"];
+    all.extend_from_slice(args);
+    let out = json(&repo.ok(&all));
+    out.as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let from = e
+                .get("from")
+                .map(|f| format!(" <- {}", f["qualname"].as_str().unwrap()))
+                .unwrap_or_default();
+            format!(
+                "{} {} {}{from}",
+                e["status"].as_str().unwrap(),
+                e["qualname"].as_str().unwrap(),
+                e["path"].as_str().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The `from` links of a commit's note: `new <- old (similarity)`.
+fn lineage(repo: &TestRepo, rev: &str) -> Vec<String> {
+    let note = json(&repo.ok(&["show", rev, "--json"]));
+    note["deltas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| {
+            let from = d.get("from")?;
+            assert_eq!(d["status"], "ADDED", "{d}");
+            let similarity = from["similarity"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&similarity), "{d}");
+            Some(format!(
+                "{} <- {} {}",
+                d["qualname"].as_str().unwrap(),
+                from["qualname"].as_str().unwrap(),
+                from["path"].as_str().unwrap()
+            ))
+        })
+        .collect()
+}
+
+const BUFFER: &str = "pub struct Buffer {\n    data: Vec<u8>,\n    pos: usize,\n}\n\nimpl Buffer {\n    pub fn roll(&mut self) {\n        let n = self.data.len() - self.pos;\n        self.data.copy_within(self.pos.., 0);\n        self.data.truncate(n);\n        self.pos = 0;\n    }\n\n    pub fn len(&self) -> usize {\n        self.data.len()\n    }\n}\n";
+
+#[test]
+fn a_renamed_and_edited_method_continues_its_history() {
+    let mut repo = TestRepo::new();
+    repo.write("src/buffer.rs", BUFFER);
+    repo.commit("buffer");
+    let renamed = BUFFER.replace("fn roll(", "fn roll_to_front(").replace(
+        "self.pos = 0;",
+        "self.pos = 0;\n        self.data.shrink_to_fit();",
+    );
+    repo.write("src/buffer.rs", renamed);
+    let rename = repo.commit("rename roll");
+    repo.ok(&["index", "-q"]);
+    // The statuses stay the contract's: a DELETED and an ADDED, linked.
+    assert_eq!(
+        lineage(&repo, &rename),
+        ["Buffer::roll_to_front <- Buffer::roll src/buffer.rs"]
+    );
+    let expected = [
+        "ADDED Buffer::roll_to_front src/buffer.rs <- Buffer::roll",
+        "DELETED Buffer::roll src/buffer.rs",
+        "ADDED Buffer::roll src/buffer.rs",
+    ];
+    // From either name, the whole history.
+    assert_eq!(history(&repo, &["roll_to_front"]), expected);
+    assert_eq!(history(&repo, &["Buffer::roll"]), expected);
+    let text = repo.ok(&["log", "roll_to_front"]);
+    assert!(text.contains("(was Buffer::roll, "), "{text}");
+    let shown = repo.ok(&["show", &rename]);
+    assert!(shown.contains("(was Buffer::roll, "), "{shown}");
+    // The store is rebuilt from the notes with the same links.
+    repo.ok(&["rebuild"]);
+    assert_eq!(history(&repo, &["roll_to_front"]), expected);
+}
+
+#[test]
+fn a_type_renamed_with_its_file_and_a_function_moved_with_a_new_visibility_keep_their_lineage() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/Reader.cs",
+        "namespace Io\n{\n    public class LineReader\n    {\n        private int count;\n        public string Next(int limit) { count++; return Read(limit).Trim(); }\n        string Read(int n) { return new string('x', n); }\n    }\n}\n",
+    );
+    repo.write(
+        "src/util.rs",
+        "fn checksum(data: &[u8]) -> u32 {\n    let mut sum = 0u32;\n    for b in data {\n        sum = sum.wrapping_mul(31).wrapping_add(u32::from(*b));\n    }\n    sum\n}\n\nfn other() {}\n",
+    );
+    repo.commit("start");
+    repo.git(&["mv", "src/Reader.cs", "src/TextReader.cs"]);
+    repo.write(
+        "src/TextReader.cs",
+        "namespace Io\n{\n    public class TextLineReader\n    {\n        private int count;\n        public string Next(int limit) { count++; return Read(limit).Trim(); }\n        string Read(int n) { return new string('x', n); }\n    }\n}\n",
+    );
+    repo.write("src/util.rs", "fn other() {}\n");
+    repo.write(
+        "src/hash.rs",
+        "pub fn checksum(data: &[u8]) -> u32 {\n    let mut sum = 0u32;\n    for b in data {\n        sum = sum.wrapping_mul(31).wrapping_add(u32::from(*b));\n    }\n    sum\n}\n",
+    );
+    let change = repo.commit("rename the reader, move checksum");
+    repo.ok(&["index", "-q"]);
+    let mut links = lineage(&repo, &change);
+    links.sort();
+    assert_eq!(
+        links,
+        [
+            "Io.TextLineReader <- Io.LineReader src/Reader.cs",
+            "checksum <- checksum src/util.rs",
+        ]
+    );
+    assert_eq!(
+        history(&repo, &["TextLineReader"]),
+        // One commit's entries are in path order.
+        [
+            "DELETED Io.LineReader src/Reader.cs",
+            "ADDED Io.TextLineReader src/TextReader.cs <- Io.LineReader",
+            "ADDED Io.LineReader src/Reader.cs",
+        ]
+    );
+    assert_eq!(
+        history(&repo, &["checksum", "--path", "src/hash.rs"]),
+        [
+            "ADDED checksum src/hash.rs <- checksum",
+            "DELETED checksum src/util.rs",
+            "ADDED checksum src/util.rs",
+        ]
+    );
+}
+
+#[test]
+fn unrelated_symbols_added_and_deleted_together_are_not_linked() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/a.rs",
+        "fn parse_header(line: &str) -> Option<(String, String)> {\n    let (k, v) = line.split_once(':')?;\n    Some((k.trim().to_lowercase(), v.trim().to_owned()))\n}\n",
+    );
+    repo.commit("one");
+    repo.write(
+        "src/a.rs",
+        "fn render_table(rows: &[Vec<String>]) -> String {\n    let mut out = String::new();\n    for row in rows {\n        out.push_str(&row.join(\" | \"));\n        out.push('\\n');\n    }\n    out\n}\n",
+    );
+    let replaced = repo.commit("two");
+    repo.ok(&["index", "-q"]);
+    assert!(lineage(&repo, &replaced).is_empty());
+    assert_eq!(
+        history(&repo, &["render_table"]),
+        ["ADDED render_table src/a.rs"]
+    );
+}
+
+fn statuses(repo: &TestRepo, args: &[&str]) -> Vec<String> {
+    history(repo, args)
+        .iter()
+        .map(|line| line.split(' ').next().unwrap().to_owned())
+        .collect()
+}
+
+const SHOP: &str = "namespace Shop\n{\n    class Cart\n    {\n        int Total(int a) { return a; }\n        void Clear() { }\n    }\n}\n";
+
+#[test]
+fn log_answers_for_one_history_and_all_shows_every_branch() {
+    let mut repo = TestRepo::new();
+    repo.write("Cart.cs", SHOP);
+    repo.commit("cart");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write(
+        "Cart.cs",
+        SHOP.replace("        int Total(int a) { return a; }\n", ""),
+    );
+    repo.commit("drop total on a branch");
+    repo.git(&["checkout", "-q", "-"]);
+    repo.write("Cart.cs", SHOP.replace("return a;", "return a + 1;"));
+    repo.commit("fix total on main");
+    repo.ok(&["index", "-q", "--all", "feature", "HEAD"]);
+    // HEAD's history: the branch's deletion is not in it.
+    let out = repo.diffidx(&["log", "Total"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout
+            .lines()
+            .map(|l| l.split_whitespace().nth(2).unwrap())
+            .collect::<Vec<_>>(),
+        ["MODIFIED", "ADDED"],
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1 change on commits outside HEAD's history is hidden; `--all` shows it"),
+        "{stderr}"
+    );
+    assert_eq!(statuses(&repo, &["Total", "feature"]), ["DELETED", "ADDED"]);
+    assert_eq!(
+        statuses(&repo, &["--symbol", "Total", "feature"]),
+        ["DELETED", "ADDED"]
+    );
+    let mut all = statuses(&repo, &["Total", "--all"]);
+    all.sort();
+    assert_eq!(all, ["ADDED", "DELETED", "MODIFIED"]);
+    let bad = repo.diffidx(&["log", "Total", "no-such-branch"]);
+    // As for every command: an unknown revision is a usage error.
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no-such-branch"));
+    let both = repo.diffidx(&["log", "Total", "feature", "--all"]);
+    assert_eq!(both.status.code(), Some(2));
+}
+
+#[test]
+fn commits_a_rebase_left_behind_are_hidden_then_forgotten_by_gc() {
+    let mut repo = TestRepo::new();
+    repo.write("Cart.cs", SHOP);
+    repo.commit("cart");
+    repo.write("Cart.cs", SHOP.replace("return a;", "return a * 2;"));
+    let old = repo.commit("double the total");
+    repo.ok(&["index", "-q"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--amend",
+        "-m",
+        "double the total, reworded",
+    ]);
+    repo.ok(&["index", "-q"]);
+    assert_eq!(statuses(&repo, &["Total"]), ["MODIFIED", "ADDED"]);
+    assert_eq!(statuses(&repo, &["Total", "--all"]).len(), 3);
+    // The left-behind commit is listed, then forgotten: notes and store.
+    let listed = repo.ok(&["gc", "--dry-run"]);
+    assert_eq!(listed.lines().collect::<Vec<_>>(), [old.as_str()]);
+    repo.ok(&["gc"]);
+    assert_eq!(statuses(&repo, &["Total", "--all"]), ["MODIFIED", "ADDED"]);
+    let noted = repo.git(&["notes", "--ref", "diffidx", "list"]);
+    assert!(!noted.contains(&old), "{noted}");
+    assert_eq!(noted.lines().count(), 2);
+    repo.ok(&["fsck"]);
+    assert_eq!(repo.ok(&["gc", "--dry-run"]), "");
+}
+
+#[test]
+fn a_name_nothing_matches_fails_with_the_names_it_may_have_meant() {
+    let mut repo = TestRepo::new();
+    repo.write("Cart.cs", SHOP);
+    repo.commit("cart");
+    repo.ok(&["index", "-q"]);
+    for args in [
+        &["log", "Totl"][..],
+        &["log", "Shop.Basket.Total"],
+        &["log", "total", "--json"],
+    ] {
+        let out = repo.diffidx(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("no indexed symbol matches")
+                && stderr.contains("did you mean 'Shop.Cart.Total'"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // JSON readers still get an array.
+    let out = repo.diffidx(&["log", "Totl", "--json"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "[]\n");
+    let out = repo.diffidx(&["log", "Zzzzzz"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
+    // A name that exists but whose changes are all filtered out is no error.
+    let out = repo.diffidx(&["log", "Total", "--author", "nobody"]);
+    assert_eq!(out.status.code(), Some(0));
+}
