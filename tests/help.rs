@@ -62,3 +62,65 @@ fn completions_name_every_subcommand() {
         }
     }
 }
+
+/// What bash completes for `line` (the cursor at its end) with the
+/// generated script loaded, as `complete -F` or git's completion calls it.
+fn bash_completions(script: &std::path::Path, function: &str, line: &str) -> Vec<String> {
+    let mut words: Vec<&str> = line.split(' ').collect();
+    if line.ends_with(' ') {
+        words.pop();
+        words.push("");
+    }
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let cword = words.len() - 1;
+    let call = if function == "_git__diffidx" {
+        format!(
+            "_git__diffidx git-diffidx '{}' '{}'",
+            words[cword],
+            words.get(cword.wrapping_sub(1)).copied().unwrap_or("")
+        )
+    } else {
+        function.to_owned()
+    };
+    let program = format!(
+        "source '{}'; COMP_WORDS=({}); COMP_CWORD={cword}; {call}; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        quoted.join(" ")
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &program])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn bash_completes_both_git_diffidx_and_git_hyphen_diffidx() {
+    let repo = TestRepo::new();
+    let dir = tempfile::tempdir().unwrap();
+    let out = repo.diffidx(&["generate", "bash", "--dir", dir.path().to_str().unwrap()]);
+    assert!(out.status.success());
+    let script = std::fs::read_dir(dir.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    // The form git's own completion hands over: `git diffidx lo<TAB>`.
+    let subcommands = bash_completions(&script, "_git_diffidx", "git diffidx lo");
+    assert_eq!(subcommands, ["log"]);
+    let flags = bash_completions(&script, "_git_diffidx", "git -C . diffidx log --al");
+    assert_eq!(flags, ["--all"]);
+    // And the command's own name.
+    let direct = bash_completions(&script, "_git__diffidx", "git-diffidx sh");
+    assert_eq!(direct, ["show"]);
+}

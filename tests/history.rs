@@ -280,3 +280,55 @@ fn a_name_nothing_matches_fails_with_the_names_it_may_have_meant() {
     let out = repo.diffidx(&["log", "Total", "--author", "nobody"]);
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn log_fits_the_terminal_and_colors_follow_git_config() {
+    let mut repo = TestRepo::new();
+    repo.write("Cart.cs", SHOP);
+    repo.commit(&format!("cart {}", "with a long subject ".repeat(8)));
+    repo.write("Cart.cs", SHOP.replace("return a;", "return a + 1;"));
+    repo.commit("fix");
+    repo.ok(&["index", "-q"]);
+    // On a 100-column terminal every line fits; the subject gives way.
+    let command = format!("{} --no-pager log Total", common::bin().display());
+    let on_terminal = |columns: &str| {
+        let out = repo
+            .command("script")
+            .args(["-qc", &command, "/dev/null"])
+            .env("COLUMNS", columns)
+            .env_remove("NO_COLOR")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = on_terminal("100");
+    let lines: Vec<&str> = shown.lines().filter(|l| l.contains("Total")).collect();
+    assert_eq!(lines.len(), 2, "{shown}");
+    for line in &lines {
+        assert!(console::measure_text_width(line) <= 100, "{line:?}");
+        assert!(line.contains("Cart.cs:5"), "{line:?}");
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| console::strip_ansi_codes(l).ends_with('…')),
+        "{shown}"
+    );
+    assert!(shown.contains("\x1b["), "a terminal gets colors: {shown:?}");
+    // Piped output is neither cut nor colored...
+    let piped = repo.ok(&["log", "Total"]);
+    assert!(piped.contains("with a long subject with") && !piped.contains('\x1b'));
+    // ...unless git config says always; `never` holds on a terminal too.
+    repo.git(&["config", "color.ui", "always"]);
+    assert!(repo.ok(&["log", "Total"]).contains("\x1b["));
+    repo.git(&["config", "color.diffidx", "never"]);
+    assert!(!repo.ok(&["log", "Total"]).contains('\x1b'));
+    assert!(!on_terminal("200").contains('\x1b'));
+    // `--color` wins over both; -p diffs are colored as git colors them.
+    let patch = repo.ok(&["--color", "always", "log", "-p", "Total"]);
+    assert!(
+        patch.contains("\x1b[32m+") && patch.contains("\x1b[31m-"),
+        "{patch:?}"
+    );
+}

@@ -5,7 +5,9 @@ use clap::Args;
 use diffidx_core::{SymbolKind, SymbolQuery};
 use diffidx_lib::store::HistoryEntry;
 
-use super::util::{describe_lineage, print, print_paged, terminal_safe, Context, UsageError};
+use super::util::{
+    describe_lineage, fit, print, print_paged, terminal_safe, terminal_width, Context, UsageError,
+};
 
 #[derive(Args)]
 pub struct LogArgs {
@@ -198,11 +200,17 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let mut out = String::new();
+    // One entry a line: the tail (author and subject) gives way on a narrow terminal.
+    let width = terminal_width();
     for entry in &entries {
-        out.push_str(&render(entry, ctx));
+        out.push_str(&fit(&render(entry, ctx), width));
+        out.push('\n');
         if args.patch {
             match diffidx_lib::query::symbol_patch(&repo, entry) {
-                Ok(diff) => out.extend(diff.lines().map(|l| format!("    {}\n", terminal_safe(l)))),
+                Ok(diff) => out.extend(
+                    diff.lines()
+                        .map(|l| format!("    {}\n", ctx.style.diff_line(&terminal_safe(l)))),
+                ),
                 Err(e) => out.push_str(&format!("    ({e})\n")),
             }
         }
@@ -228,7 +236,7 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
             .unwrap_or_default();
     let label = style.status(e.status, &format!("{:<8}", e.status.as_str()));
     format!(
-        "{} {} {} {} {}  {}:{}{}  {}\n",
+        "{} {} {} {} {}  {}:{}{}  {}",
         style.dim(&e.commit[..e.commit.len().min(12)]),
         &e.date[..e.date.len().min(10)],
         label,

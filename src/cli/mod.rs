@@ -43,7 +43,8 @@ struct Cli {
     #[arg(short = 'P', long, global = true)]
     no_pager: bool,
 
-    /// When to use colors: auto (a terminal without NO_COLOR), always, never.
+    /// When to use colors: auto (git config color.diffidx, else color.ui,
+    /// else a terminal without NO_COLOR), always, never.
     #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
     color: util::ColorChoice,
 
@@ -89,9 +90,10 @@ enum Command {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let dir = cli.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let ctx = util::Context {
-        dir: cli.dir.clone().unwrap_or_else(|| PathBuf::from(".")),
-        style: util::Style::for_stdout(cli.color),
+        style: util::Style::for_stdout(cli.color, &dir),
+        dir,
         stderr_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         paging: !cli.no_pager,
     };

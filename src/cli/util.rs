@@ -51,6 +51,31 @@ pub fn print_paged(ctx: &Context, repo: Option<&Repo>, text: &str) -> anyhow::Re
     }
 }
 
+/// The terminal's width when stdout is one (`COLUMNS` overrides it), for
+/// output that fits a line per entry; `None` when writing elsewhere.
+pub fn terminal_width() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
+    columns
+        .or_else(|| {
+            console::Term::stdout()
+                .size_checked()
+                .map(|(_, w)| usize::from(w))
+        })
+        .filter(|&w| w >= 40)
+}
+
+/// `line` cut to `width` columns with an ellipsis (colors and wide
+/// characters measured as the terminal shows them).
+pub fn fit(line: &str, width: Option<usize>) -> String {
+    match width {
+        Some(width) => console::truncate_str(line, width, "…").into_owned(),
+        None => line.to_owned(),
+    }
+}
+
 /// Writes to stdout, treating a closed pipe (`| head`) as success.
 pub fn print(text: &str) -> anyhow::Result<()> {
     use std::io::Write;
@@ -154,7 +179,8 @@ pub fn describe_lineage(from: &diffidx_core::delta::Lineage, path: &str) -> Stri
     )
 }
 
-/// Terminal styling: colors only on a terminal, never with `NO_COLOR`.
+/// Terminal styling: `--color`, git's `color.diffidx`/`color.ui`, else only
+/// on a terminal and never with `NO_COLOR`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -168,16 +194,46 @@ pub struct Style {
 }
 
 impl Style {
-    pub fn for_stdout(choice: ColorChoice) -> Style {
+    /// Colors for stdout: `--color` when given, else git config
+    /// `color.diffidx`, else `color.ui` (`always`, `never`/`false`, or
+    /// `auto`/`true`), else auto: on a terminal, without `NO_COLOR`.
+    pub fn for_stdout(choice: ColorChoice, dir: &std::path::Path) -> Style {
         let color = match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stdout().is_terminal()
+                let configured = Repo::discover(dir).ok().and_then(|repo| {
+                    repo.config_string("color.diffidx")
+                        .or_else(|| repo.config_string("color.ui"))
+                });
+                match configured
+                    .as_deref()
+                    .map(str::to_ascii_lowercase)
+                    .as_deref()
+                {
+                    Some("always") => true,
+                    Some("never" | "false" | "off" | "no" | "0") => false,
+                    _ => {
+                        std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                            && std::io::stdout().is_terminal()
+                    }
+                }
             }
         };
         Style { color }
+    }
+
+    /// A line of a unified diff, colored as git colors it.
+    pub fn diff_line(&self, line: &str) -> String {
+        if line.starts_with("@@") {
+            self.paint("36", line)
+        } else if line.starts_with('+') {
+            self.paint("32", line)
+        } else if line.starts_with('-') {
+            self.paint("31", line)
+        } else {
+            line.to_owned()
+        }
     }
 
     fn paint(&self, code: &str, text: &str) -> String {
