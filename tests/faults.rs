@@ -319,3 +319,143 @@ fn a_read_only_repository_is_a_clear_error_and_reads_still_answer() {
     ok(repo.path(), &["index", "-q"]);
     assert_eq!(answers(repo.path()), expected);
 }
+
+/// A history whose C# file changes and is renamed, beside a binary that
+/// changes too: what a partial or damaged clone lacks.
+fn history_with_a_binary() -> TestRepo {
+    let mut repo = TestRepo::new();
+    for i in 1..=3 {
+        repo.write(
+            "Tool.cs",
+            format!("class Tool {{ int Run() {{ return {i}; }} int Keep() {{ return 0; }} }}\n"),
+        );
+        repo.write("vendor/tool.exe", vec![i as u8; 4096]);
+        repo.commit(&format!("c{i}"));
+    }
+    repo.git(&["mv", "Tool.cs", "Runner.cs"]);
+    repo.commit("rename");
+    repo
+}
+
+/// `(status, qualname)` of every delta of every note, by commit subject.
+fn all_deltas(dir: &Path) -> Vec<String> {
+    let log = Command::new("git")
+        .args(["log", "--format=%H %s"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let mut out = Vec::new();
+    for line in String::from_utf8(log.stdout).unwrap().lines() {
+        let (sha, subject) = line.split_once(' ').unwrap();
+        let note: serde_json::Value =
+            serde_json::from_str(&ok(dir, &["show", sha, "--json"])).unwrap();
+        for d in note["deltas"].as_array().unwrap() {
+            out.push(format!("{subject} {} {}", d["status"], d["qualname"]));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_partial_clone_fetches_the_source_blobs_it_needs_and_nothing_else() {
+    let source = history_with_a_binary();
+    source.git(&["config", "uploadpack.allowFilter", "true"]);
+    source.git(&["config", "uploadpack.allowAnySHA1InWant", "true"]);
+    let expected = {
+        ok(source.path(), &["index", "-q", "--all"]);
+        all_deltas(source.path())
+    };
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", source.path().display());
+    let status = Command::new("git")
+        .args(["clone", "-q", "--filter=blob:none", &url])
+        .arg(clone.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let missing = |dir: &Path| {
+        let out = Command::new("git")
+            .args(["rev-list", "--objects", "--missing=print", "--all"])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with('?'))
+            .count()
+    };
+    // Old versions of both files are not here yet.
+    assert_eq!(missing(clone.path()), 4);
+    let out = dx(clone.path(), &["index", "--all"], &[]);
+    common::succeeded(&out);
+    assert_eq!(all_deltas(clone.path()), expected);
+    // The C# blobs were fetched; the binary's were not needed.
+    assert_eq!(missing(clone.path()), 2);
+    ok(clone.path(), &["fsck"]);
+}
+
+#[test]
+fn a_blob_missing_from_a_damaged_clone_is_a_diagnostic_not_an_abort() {
+    let repo = history_with_a_binary();
+    // Delete the first versions of both files from the object database.
+    let first = repo.git(&["rev-list", "--max-parents=0", "HEAD"]);
+    let first = first.trim();
+    for path in ["Tool.cs", "vendor/tool.exe"] {
+        let blob = repo.git(&["rev-parse", &format!("{first}:{path}")]);
+        let blob = blob.trim();
+        let loose = repo
+            .path()
+            .join(".git/objects")
+            .join(&blob[..2])
+            .join(&blob[2..]);
+        std::fs::remove_file(&loose).unwrap();
+    }
+    let out = dx(repo.path(), &["index", "--all"], &[]);
+    let err = common::succeeded(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    let note: serde_json::Value =
+        serde_json::from_str(&ok(repo.path(), &["show", "HEAD~2", "--json"])).unwrap();
+    let diagnostics = common::problems(&note);
+    assert_eq!(diagnostics, ["Tool.cs missing"], "{note}");
+    let detail = note["diagnostics"][0]["detail"].as_str().unwrap();
+    assert!(detail.contains("not a partial clone"), "{detail}");
+    // The other commits are whole: the rename is still found.
+    let renamed: serde_json::Value =
+        serde_json::from_str(&ok(repo.path(), &["show", "HEAD", "--json"])).unwrap();
+    assert!(renamed["deltas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|d| d["status"] == "MOVED"));
+    // The store agrees with the notes.
+    ok(repo.path(), &["fsck"]);
+}
+
+#[test]
+fn a_missing_binary_does_not_stop_rename_detection_from_indexing_the_commit() {
+    let mut repo = TestRepo::new();
+    repo.write("A.cs", "class A { void M() { } }\n");
+    repo.write("vendor/old.bin", vec![7u8; 8192]);
+    repo.commit("start");
+    repo.git(&["rm", "-q", "vendor/old.bin"]);
+    repo.write("vendor/new.bin", vec![7u8; 8192 + 16]);
+    repo.write("A.cs", "class A { void M() { } void N() { } }\n");
+    repo.commit("swap the binary, add N");
+    let blob = repo.git(&["rev-parse", "HEAD~1:vendor/old.bin"]);
+    let blob = blob.trim();
+    std::fs::remove_file(
+        repo.path()
+            .join(".git/objects")
+            .join(&blob[..2])
+            .join(&blob[2..]),
+    )
+    .unwrap();
+    common::succeeded(&dx(repo.path(), &["index", "--all"], &[]));
+    let note: serde_json::Value =
+        serde_json::from_str(&ok(repo.path(), &["show", "--json"])).unwrap();
+    assert_eq!(
+        common::summarize(&note.to_string()),
+        ["MODIFIED class A A.cs:1-1", "ADDED method A.N() A.cs:1-1"]
+    );
+}

@@ -196,9 +196,22 @@ impl<'r> SymbolDiffer<'r> {
     /// The net symbol change between two trees (`None` = the empty tree).
     pub fn diff_trees(&mut self, old: Option<ObjectId>, new: ObjectId) -> Result<TreeDiff> {
         let files = self.repo.changed_files(old, new)?;
+        let files = split_language_changes(files, &self.options.languages);
+        // A partial clone fetches the source blobs it lacks in one go.
+        let missing: Vec<ObjectId> = files
+            .iter()
+            .flat_map(|f| [f.old.as_ref(), f.new.as_ref()])
+            .flatten()
+            .map(|side| side.blob)
+            .filter(|&id| !self.repo.has(id))
+            .collect();
+        if !missing.is_empty() && self.repo.promisor_remote().is_some() {
+            // What could not be fetched is reported per file when loaded.
+            let _ = self.repo.fetch_missing(&missing);
+        }
         let mut pairs = Vec::new();
         let mut diagnostics = Vec::new();
-        for change in split_language_changes(files, &self.options.languages) {
+        for change in files {
             let old = match self.load_side(change.old.as_ref(), None)? {
                 Ok(old) => old,
                 Err(diagnostic) => {
@@ -390,6 +403,21 @@ impl<'r> SymbolDiffer<'r> {
             self.stats.cache_hits += 1;
             return Ok(hit);
         }
+        if !self.repo.has(blob) {
+            // Not cached: a later fetch may still bring it.
+            let reason = match self.repo.fetch_missing(&[blob]) {
+                Ok(()) if self.repo.has(blob) => None,
+                Ok(()) => Some("the promisor remote did not send it".to_owned()),
+                Err(crate::Error::Object { reason, .. }) => Some(reason),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(reason) = reason {
+                return Ok(Err(Unreadable::Missing {
+                    id: blob.to_string(),
+                    reason,
+                }));
+            }
+        }
         let size = self.repo.blob_size(blob)?;
         let loaded = if size > self.options.max_file_size as u64 {
             Err(Unreadable::TooLarge {
@@ -442,6 +470,7 @@ fn unreadable(path: &str, why: &Unreadable) -> Diagnostic {
         problem: match why {
             Unreadable::Binary => Problem::Binary,
             Unreadable::TooLarge { .. } => Problem::TooLarge,
+            Unreadable::Missing { .. } => Problem::Missing,
         },
         detail: Some(why.to_string()),
     }

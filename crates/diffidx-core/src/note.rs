@@ -56,6 +56,8 @@ pub enum Problem {
     /// Symbols whose qualname or signature is too long for a note; they are
     /// part of their enclosing symbol.
     NameTooLong,
+    /// Skipped: its content is not in this clone and could not be fetched.
+    Missing,
 }
 
 impl Problem {
@@ -71,6 +73,7 @@ impl Problem {
             Problem::NameTooLong => {
                 "has names too long to record; those symbols are indexed as part of their container"
             }
+            Problem::Missing => "could not be read (not in this clone); skipped",
         }
     }
 }

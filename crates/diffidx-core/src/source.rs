@@ -12,6 +12,9 @@ pub enum Unreadable {
     Binary,
     /// Larger than the configured limit.
     TooLarge { size: usize, limit: usize },
+    /// Not in this clone (a partial clone that could not fetch it, a
+    /// damaged one).
+    Missing { id: String, reason: String },
 }
 
 impl std::fmt::Display for Unreadable {
@@ -21,6 +24,7 @@ impl std::fmt::Display for Unreadable {
             Unreadable::TooLarge { size, limit } => {
                 write!(f, "{size} bytes is over the {limit}-byte limit")
             }
+            Unreadable::Missing { id, reason } => write!(f, "blob {id}: {reason}"),
         }
     }
 }

@@ -329,14 +329,121 @@ impl Repo {
     /// detection (50% similarity, no copies). Symlinks and submodules are
     /// ignored; a side that is not a regular file counts as absent. Sorted by
     /// path, the order every later step calls "diff order".
+    ///
+    /// Rename detection reads blobs. When one is missing (a partial clone,
+    /// a damaged one), a partial clone fetches what the diff needs from its
+    /// promisor remote, in one fetch; otherwise the diff is made without
+    /// rename detection (a rename then shows as a deletion and an addition,
+    /// and a missing source file is reported when it is loaded).
     pub fn changed_files(&self, old: Option<ObjectId>, new: ObjectId) -> Result<Vec<FileChange>> {
+        match self.tree_changes(old, new, true) {
+            Ok(files) => Ok(files),
+            Err(e) => {
+                let plain = self.tree_changes(old, new, false)?;
+                let missing: Vec<ObjectId> = plain
+                    .iter()
+                    .flat_map(|f| [f.old.as_ref(), f.new.as_ref()])
+                    .flatten()
+                    .map(|side| side.blob)
+                    .filter(|&id| !self.repo.has_object(id))
+                    .collect();
+                if missing.is_empty() {
+                    return Err(e);
+                }
+                if self.fetch_missing(&missing).is_ok() {
+                    if let Ok(files) = self.tree_changes(old, new, true) {
+                        return Ok(files);
+                    }
+                }
+                Ok(plain)
+            }
+        }
+    }
+
+    /// The remote a partial clone fetches missing objects from, if this is one.
+    pub fn promisor_remote(&self) -> Option<String> {
+        let config = self.repo.config_snapshot();
+        config
+            .string("extensions.partialClone")
+            .map(|r| r.to_str_lossy().into_owned())
+            .filter(|r| !r.is_empty())
+            .or_else(|| {
+                self.repo
+                    .remote_names()
+                    .into_iter()
+                    .map(|name| name.to_str_lossy().into_owned())
+                    .find(|name| config.boolean(&format!("remote.{name}.promisor")) == Some(true))
+            })
+    }
+
+    /// Fetches missing objects from the promisor remote of a partial clone in
+    /// one `git fetch` (as git itself does when it needs them), so that gix
+    /// can then read them.
+    pub fn fetch_missing(&self, ids: &[ObjectId]) -> Result<()> {
+        let fail = |reason: String| Error::Object {
+            id: ids.first().map(ToString::to_string).unwrap_or_default(),
+            reason,
+        };
+        let remote = self
+            .promisor_remote()
+            .ok_or_else(|| fail("missing from this clone, which is not a partial clone".into()))?;
+        use std::io::Write;
+        let mut child = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(self.repo.git_dir())
+            .args([
+                "-c",
+                "fetch.negotiationAlgorithm=noop",
+                "fetch",
+                &remote,
+                "--no-tags",
+                "--no-write-fetch-head",
+                "--recurse-submodules=no",
+                "--filter=blob:none",
+                "--quiet",
+                "--stdin",
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| fail(format!("cannot run git fetch: {e}")))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            let list: String = ids.iter().map(|id| format!("{id}\n")).collect();
+            stdin
+                .write_all(list.as_bytes())
+                .map_err(|e| fail(format!("cannot run git fetch: {e}")))?;
+        }
+        let out = child
+            .wait_with_output()
+            .map_err(|e| fail(format!("cannot run git fetch: {e}")))?;
+        if !out.status.success() {
+            return Err(fail(format!(
+                "fetching it from {remote} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(())
+    }
+
+    /// True when the object database has `id`.
+    pub fn has(&self, id: ObjectId) -> bool {
+        self.repo.has_object(id)
+    }
+
+    fn tree_changes(
+        &self,
+        old: Option<ObjectId>,
+        new: ObjectId,
+        renames: bool,
+    ) -> Result<Vec<FileChange>> {
         let old_tree = match old {
             Some(id) => Some(self.find_tree(id)?),
             None => None,
         };
         let new_tree = self.find_tree(new)?;
         let options =
-            gix::diff::Options::default().with_rewrites(Some(gix::diff::Rewrites::default()));
+            gix::diff::Options::default().with_rewrites(renames.then(gix::diff::Rewrites::default));
         let changes = self
             .repo
             .diff_tree_to_tree(old_tree.as_ref(), &new_tree, options)
