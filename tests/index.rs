@@ -1032,3 +1032,35 @@ fn log_during_a_rebuild_says_so_and_after_a_killed_one_says_what_to_run() {
     common::succeeded(&repo.diffidx(&["index"]));
     assert_eq!(repo.ok(&["log", "f", "--json"]), expected);
 }
+
+#[test]
+fn a_large_index_run_leaves_its_notes_packed() {
+    let mut repo = TestRepo::new();
+    for i in 0..210 {
+        repo.write("src/lib.rs", format!("pub fn f() -> u32 {{ {i} }}\n"));
+        repo.commit(&format!("c{i}"));
+    }
+    let loose = |repo: &TestRepo| {
+        repo.git(&["count-objects", "-v"])
+            .lines()
+            .find_map(|l| l.strip_prefix("count: "))
+            .unwrap()
+            .parse::<u32>()
+            .unwrap()
+    };
+    assert!(loose(&repo) > 600);
+    repo.ok(&["index", "-q", "--all"]);
+    assert_eq!(loose(&repo), 0);
+    assert_eq!(
+        repo.git(&["notes", "--ref", "diffidx", "list"])
+            .lines()
+            .count(),
+        210
+    );
+    repo.ok(&["fsck"]);
+    // A small run leaves git's own housekeeping to git.
+    repo.write("src/lib.rs", "pub fn f() -> u32 { 0 }\n");
+    repo.commit("one more");
+    repo.ok(&["index", "-q"]);
+    assert!(loose(&repo) > 0);
+}

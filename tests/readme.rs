@@ -40,7 +40,10 @@ fn run(repo: &TestRepo, line: &str) -> (Option<i32>, String) {
         .args(["-c", &format!("{line} 2>&1")])
         .output()
         .unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 /// The blocks of one kind (`console`, `sh`) of a markdown file.
@@ -78,7 +81,10 @@ fn the_readme_sessions_print_what_the_readme_shows() {
                 continue;
             }
             assert_eq!(code, Some(0), "{command}: {printed}");
-            assert_eq!(printed, expected, "`{command}` prints what the README shows");
+            assert_eq!(
+                printed, expected,
+                "`{command}` prints what the README shows"
+            );
             commands += 1;
         }
     }

@@ -426,6 +426,33 @@ impl Repo {
         Ok(())
     }
 
+    /// Packs the loose objects (`git repack -d`: loose objects only, into
+    /// one new pack, then removes them), as a large notes run leaves one
+    /// loose object per note and per notes tree.
+    pub fn pack_loose_objects(&self) -> Result<()> {
+        let out = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(self.repo.git_dir())
+            .args(["repack", "-d", "-q"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| Error::Object {
+                id: "loose objects".into(),
+                reason: format!("cannot run git repack: {e}"),
+            })?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(Error::Object {
+                id: "loose objects".into(),
+                reason: format!(
+                    "git repack failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            })
+        }
+    }
+
     /// True when the object database has `id`.
     pub fn has(&self, id: ObjectId) -> bool {
         self.repo.has_object(id)

@@ -114,6 +114,9 @@ pub fn index(
     index_locked_with(repo, options, progress)
 }
 
+/// A run that wrote this many notes packs the loose objects it left.
+pub const PACK_AFTER: usize = 200;
+
 pub(crate) fn index_locked(repo: &Repo, options: &IndexOptions) -> Result<IndexReport> {
     index_locked_with(repo, options, &mut ())
 }
@@ -149,6 +152,11 @@ fn index_locked_with(
         progress.advance(done + 1);
     }
     flush(repo, &mut notes, &mut batch, &mut report)?;
+    if report.computed + report.imported >= PACK_AFTER {
+        // Packed, the notes take a fraction of the room; a failure costs
+        // only that room (git gc packs them later).
+        let _ = repo.pack_loose_objects();
+    }
     // Every note is loaded now: a rebuild that was killed is finished.
     let _ = std::fs::remove_file(StateDir::of(repo).rebuilding());
     Ok(report)
