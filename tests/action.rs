@@ -400,3 +400,145 @@ fn the_cache_key_names_the_platform_and_hashes_the_sources() {
         seen.push(changed);
     }
 }
+
+/// A loopback HTTP server (Python's) serving `dir`; killed on drop.
+struct Loopback {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Loopback {
+    fn serve(dir: &Path) -> Loopback {
+        let port = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap().port()
+        };
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "http.server",
+                "--bind",
+                "127.0.0.1",
+                &port.to_string(),
+            ])
+            .current_dir(dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < std::time::Duration::from_secs(20));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Loopback { child, port }
+    }
+}
+
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A release `v9.9.9` laid out as the release workflow publishes it, with
+/// the binary under test inside, for this machine's target.
+fn fake_release(root: &Path) -> String {
+    let target = match std::env::consts::ARCH {
+        "x86_64" => "x86_64-unknown-linux-gnu",
+        _ => "aarch64-unknown-linux-gnu",
+    };
+    let name = format!("git-diffidx-v9.9.9-{target}");
+    let stage = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(stage.path().join(&name)).unwrap();
+    std::fs::copy(common::bin(), stage.path().join(&name).join("git-diffidx")).unwrap();
+    let dir = root.join("v9.9.9");
+    std::fs::create_dir_all(&dir).unwrap();
+    let archive = dir.join(format!("{name}.tar.gz"));
+    let status = Command::new("tar")
+        .arg("-czf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(stage.path())
+        .arg(&name)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let sums = Command::new("sha256sum")
+        .arg(format!("{name}.tar.gz"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    std::fs::write(dir.join("SHA256SUMS"), sums.stdout).unwrap();
+    name
+}
+
+/// `action/run.sh install` as the action's install step runs it, with no
+/// cargo on PATH (a build would be the fallback, and is not wanted here).
+fn install_step(home: &Path, base: &str, reference: &str) -> Output {
+    Command::new(project().join("action/run.sh"))
+        .arg("install")
+        .env("DIFFIDX_HOME", home)
+        .env("DIFFIDX_RELEASE_BASE", base)
+        .env("DIFFIDX_ACTION_REF", reference)
+        .env("DIFFIDX_ACTION_REPOSITORY", "example/diffidx")
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn at_a_release_tag_the_action_installs_the_verified_prebuilt_binary() {
+    let root = tempfile::tempdir().unwrap();
+    let name = fake_release(root.path());
+    let server = Loopback::serve(root.path());
+    let base = format!("http://127.0.0.1:{}", server.port);
+
+    let home = tempfile::tempdir().unwrap();
+    let out = install_step(home.path(), &base, "v9.9.9");
+    let text = output_text(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("sha256 verified"), "{text}");
+    let installed = home.path().join("bin/git-diffidx");
+    let version = Command::new(&installed).arg("--version").output().unwrap();
+    assert!(version.status.success());
+
+    // A tampered archive is refused; with no cargo to build, the step says
+    // so as a warning and installs nothing.
+    let archive = root.path().join(format!("v9.9.9/{name}.tar.gz"));
+    let mut bytes = std::fs::read(&archive).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&archive, bytes).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = install_step(home.path(), &base, "v9.9.9");
+    let text = output_text(&out);
+    assert!(text.contains("checksum mismatch"), "{text}");
+    assert!(text.contains("cargo is not installed"), "{text}");
+    assert!(!home.path().join("bin/git-diffidx").exists());
+
+    // A branch, or a release without this archive, builds instead.
+    for reference in ["main", "v0.0.1"] {
+        let out = install_step(home.path(), &base, reference);
+        let text = output_text(&out);
+        assert!(text.contains("building from source"), "{reference}: {text}");
+        assert!(!home.path().join("bin/git-diffidx").exists());
+    }
+}
+
+#[test]
+fn binstall_looks_for_the_archives_the_release_workflow_publishes() {
+    let manifest = std::fs::read_to_string(project().join("Cargo.toml")).unwrap();
+    let workflow =
+        std::fs::read_to_string(project().join(".github/workflows/release.yml")).unwrap();
+    // The workflow names archives git-diffidx-<tag>-<target>, tags being v<version>.
+    assert!(workflow.contains(r#"name="git-diffidx-$TAG-$TARGET""#));
+    assert!(workflow.contains(r#"tags: ["v*"]"#));
+    for needle in [
+        "/releases/download/v{ version }/git-diffidx-v{ version }-{ target }{ archive-suffix }",
+        r#"bin-dir = "git-diffidx-v{ version }-{ target }/{ bin }{ binary-ext }""#,
+    ] {
+        assert!(manifest.contains(needle), "{needle}");
+    }
+}
