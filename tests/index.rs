@@ -1049,7 +1049,10 @@ fn a_large_index_run_leaves_its_notes_packed() {
             .unwrap()
     };
     assert!(loose(&repo) > 600);
-    repo.ok(&["index", "-q", "--all"]);
+    let out = repo.diffidx(&["index", "--all"]);
+    let err = common::succeeded(&out);
+    // The store is rewritten compactly, too.
+    assert!(err.contains("compacted the store from"), "{err}");
     assert_eq!(loose(&repo), 0);
     assert_eq!(
         repo.git(&["notes", "--ref", "diffidx", "list"])
@@ -1058,9 +1061,29 @@ fn a_large_index_run_leaves_its_notes_packed() {
         210
     );
     repo.ok(&["fsck"]);
-    // A small run leaves git's own housekeeping to git.
+    assert_eq!(history(&repo, "f").len(), 210);
+    // A small run leaves git's own housekeeping to git; the compacted store
+    // takes writes as before.
     repo.write("src/lib.rs", "pub fn f() -> u32 { 0 }\n");
     repo.commit("one more");
-    repo.ok(&["index", "-q"]);
+    let err = common::succeeded(&repo.diffidx(&["index"]));
+    assert!(!err.contains("compacted"), "{err}");
     assert!(loose(&repo) > 0);
+    assert_eq!(history(&repo, "f").len(), 211);
+    repo.ok(&["fsck"]);
+
+    // When compaction fails (here its export directory cannot be made),
+    // it says so and the store is intact.
+    std::fs::write(
+        repo.path().join(".git/diffidx/graph.kuzu.export"),
+        b"in the way",
+    )
+    .unwrap();
+    let err = common::succeeded(&repo.diffidx(&["rebuild"]));
+    assert!(
+        err.contains("could not be compacted") && err.contains("it is intact"),
+        "{err}"
+    );
+    assert_eq!(history(&repo, "f").len(), 211);
+    repo.ok(&["fsck"]);
 }

@@ -18,6 +18,7 @@ pub fn run(ctx: &Context, args: &RebuildArgs) -> anyhow::Result<()> {
         "rebuilt the store from the notes: {} commits loaded",
         report.loaded
     );
+    eprint!("{}", super::util::compaction_summary(&report));
     for (commit, reason) in &report.rejected {
         eprintln!("warning: the note of {commit} was rejected and recomputed: {reason}");
     }

@@ -344,7 +344,24 @@ pub fn index_summary(report: &IndexReport) -> String {
             report.shallow.len()
         ));
     }
+    out.push_str(&compaction_summary(report));
     out
+}
+
+/// One line on the store's compaction after a large run, if there was one.
+pub fn compaction_summary(report: &IndexReport) -> String {
+    let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+    match &report.compacted {
+        Some(Ok((before, after))) => format!(
+            "compacted the store from {:.1} MiB to {:.1} MiB\n",
+            mib(*before),
+            mib(*after)
+        ),
+        Some(Err(reason)) => {
+            format!("warning: the store could not be compacted ({reason}); it is intact\n")
+        }
+        None => String::new(),
+    }
 }
 
 /// The progress of a long run on stderr: count, rate and time left

@@ -86,6 +86,9 @@ pub struct IndexReport {
     /// Commits at a shallow clone's boundary, skipped (their parent is missing).
     pub shallow: Vec<String>,
     pub notes_commits: usize,
+    /// The store was rewritten compactly: its size before and after, or
+    /// why that failed (the store is then as it was).
+    pub compacted: Option<Result<(u64, u64), String>>,
 }
 
 /// Progress callbacks for a terminal front end.
@@ -156,6 +159,7 @@ fn index_locked_with(
         // Packed, the notes take a fraction of the room; a failure costs
         // only that room (git gc packs them later).
         let _ = repo.pack_loose_objects();
+        report.compacted = Some(compact(&StateDir::of(repo)));
     }
     // Every note is loaded now: a rebuild that was killed is finished.
     let _ = std::fs::remove_file(StateDir::of(repo).rebuilding());
@@ -293,6 +297,13 @@ pub fn rebuild(
     rebuild_locked(repo, diff, &state)
 }
 
+/// Rewrites the store compactly after a large run (see
+/// [`store::Store::compact`]); the writer lock is held.
+fn compact(state: &StateDir) -> std::result::Result<(u64, u64), String> {
+    crate::client::release(&state.socket());
+    store::Store::compact(&state.store(), open::WAIT).map_err(|e| e.to_string())
+}
+
 /// [`rebuild`], with the writer lock already held.
 fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<IndexReport> {
     crate::client::release(&state.socket()); // a query server must not hold the files we delete
@@ -306,6 +317,9 @@ fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<I
     let mut notes = repo.notes()?;
     let mut differ = SymbolDiffer::new(repo, diff.clone())?;
     sync_from_notes(&mut notes, &mut differ, &mut report)?;
+    if report.loaded >= PACK_AFTER {
+        report.compacted = Some(compact(state));
+    }
     let _ = std::fs::remove_file(&marker);
     Ok(report)
 }

@@ -214,6 +214,84 @@ fn set_meta(conn: &Connection<'_>, key: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
+impl Store {
+    /// Rewrites the store at `path` compactly: exported, imported into a
+    /// new file, checked to hold the same counts, and renamed over the old
+    /// one. Kuzu keeps the pages a transaction's copy-on-write freed, so a
+    /// store written in many transactions holds several times its data
+    /// (sharkdp/fd's 2,005 commits: 52 MiB, 14 MiB after this). The caller
+    /// holds the writer lock and has no store open. Returns the sizes before
+    /// and after; on any failure the old store stays as it was.
+    pub fn compact(path: &Path, wait: Duration) -> Result<(u64, u64)> {
+        let before = disk_size(path);
+        let unusable = |reason: String| StoreError::Unusable {
+            path: path.to_owned(),
+            reason,
+        };
+        let export = PathBuf::from(format!("{}.export", path.display()));
+        let fresh = PathBuf::from(format!("{}.compact", path.display()));
+        let literal = |p: &Path| -> Result<String> {
+            let text = p.to_string_lossy().into_owned();
+            if text.contains('\'') || text.contains('\\') {
+                return Err(unusable("its path has a quote or backslash".into()));
+            }
+            Ok(text)
+        };
+        let _ = std::fs::remove_dir_all(&export);
+        remove_files(&fresh, None);
+        let counts = {
+            let store = Store::open(path, Access::ReadWrite, wait)?;
+            let counts = store.counts()?;
+            let conn = store.conn()?;
+            run(
+                &conn,
+                "export the store",
+                &format!("EXPORT DATABASE '{}' (format='parquet')", literal(&export)?),
+            )?;
+            counts
+        };
+        // Closed cleanly, the store has no log left to replay; one that
+        // is left would be replayed into the new file.
+        if PathBuf::from(format!("{}.wal", path.display())).exists() {
+            let _ = std::fs::remove_dir_all(&export);
+            return Err(unusable(
+                "its write-ahead log is still there after closing".into(),
+            ));
+        }
+        let imported = (|| -> Result<()> {
+            let db = Database::new(&fresh, SystemConfig::default().max_num_threads(2))
+                .map_err(|e| unusable(e.to_string()))?;
+            let conn = Connection::new(&db).map_err(|e| unusable(e.to_string()))?;
+            run(
+                &conn,
+                "import the store",
+                &format!("IMPORT DATABASE '{}'", literal(&export)?),
+            )?;
+            Ok(())
+        })();
+        let _ = std::fs::remove_dir_all(&export);
+        let checked = imported.and_then(|()| {
+            let copy = Store::open(&fresh, Access::ReadOnly, wait)?;
+            let copied = copy.counts()?;
+            if copied == counts {
+                Ok(())
+            } else {
+                Err(unusable(format!(
+                    "the compacted copy holds {copied:?}, not {counts:?}"
+                )))
+            }
+        });
+        if let Err(e) = checked {
+            remove_files(&fresh, None);
+            return Err(e);
+        }
+        std::fs::rename(&fresh, path).map_err(|e| unusable(e.to_string()))?;
+        remove_files(&fresh, None);
+        seal::write(path);
+        Ok((before, disk_size(path)))
+    }
+}
+
 /// Removes (or moves aside, to `aside`) the store at `path` and its
 /// write-ahead log. The store must not be open.
 pub fn remove_files(path: &Path, aside: Option<&Path>) {
