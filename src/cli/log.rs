@@ -5,8 +5,9 @@ use clap::Args;
 use diffidx_core::{SymbolKind, SymbolQuery};
 use diffidx_lib::store::HistoryEntry;
 
+use super::pager::print_paged;
 use super::util::{
-    describe_lineage, fit, print, print_paged, terminal_safe, terminal_width, Context, UsageError,
+    describe_lineage, fit, print, terminal_safe, terminal_width, Context, UsageError,
 };
 
 #[derive(Args)]

@@ -10,6 +10,16 @@ use std::process::{Command, Stdio};
 
 use diffidx_core::git::Repo;
 
+use super::util::{print, Context};
+
+/// Writes long output: through the pager on a terminal, else to stdout.
+pub fn print_paged(ctx: &Context, repo: Option<&Repo>, text: &str) -> anyhow::Result<()> {
+    match choose(repo, ctx.paging) {
+        Some(pager) => show(&pager, text),
+        None => print(text),
+    }
+}
+
 /// The pager command to use for output to this terminal, if any.
 pub fn choose(repo: Option<&Repo>, enabled: bool) -> Option<String> {
     if !enabled || !std::io::stdout().is_terminal() {
@@ -36,7 +46,7 @@ pub fn show(pager: &str, text: &str) -> anyhow::Result<()> {
         command.env("LV", "-c");
     }
     let Ok(mut child) = command.spawn() else {
-        return super::util::print(text);
+        return print(text);
     };
     if let Some(mut stdin) = child.stdin.take() {
         // A closed pipe: the user quit the pager.

@@ -10,9 +10,8 @@ use diffidx_core::{Status, SymbolDiffer};
 
 use clap::Args;
 
-use super::util::{
-    describe_lineage, print, print_paged, terminal_safe, Context, LimitArgs, UsageError,
-};
+use super::pager::print_paged;
+use super::util::{describe_lineage, print, terminal_safe, Context, LimitArgs, UsageError};
 
 #[derive(Args)]
 pub struct ShowArgs {

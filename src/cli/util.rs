@@ -42,15 +42,6 @@ impl Context {
     }
 }
 
-/// Writes long output: through the pager on a terminal (see `pager`),
-/// else to stdout.
-pub fn print_paged(ctx: &Context, repo: Option<&Repo>, text: &str) -> anyhow::Result<()> {
-    match super::pager::choose(repo, ctx.paging) {
-        Some(pager) => super::pager::show(&pager, text),
-        None => print(text),
-    }
-}
-
 /// The terminal's width when stdout is one (`COLUMNS` overrides it), for
 /// output that fits a line per entry; `None` when writing elsewhere.
 pub fn terminal_width() -> Option<usize> {
