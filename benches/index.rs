@@ -88,7 +88,7 @@ fn main() {
         "run_7",
         "Service4.Run1",
         "Service7::run_2",
-        "Added10042",
+        "Added10024",
         "Run12",
     ];
     // `log` as a user runs it: a whole process. First each run opening the

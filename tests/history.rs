@@ -204,6 +204,18 @@ fn log_answers_for_one_history_and_all_shows_every_branch() {
         stderr.contains("1 change on commits outside HEAD's history is hidden; `--all` shows it"),
         "{stderr}"
     );
+    // The query server (the first `log` started it) answers the same, and
+    // says the same of what it left out.
+    let socket = repo.path().join(".git/diffidx/query.sock");
+    let started = std::time::Instant::now();
+    while !socket.exists() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let direct = repo.diffidx_env(&["log", "Total", "--json"], &[("DIFFIDX_SERVER", "off")]);
+    let served = repo.diffidx(&["log", "Total", "--json"]);
+    assert_eq!(served.stdout, direct.stdout);
+    assert_eq!(served.stderr, direct.stderr);
     assert_eq!(statuses(&repo, &["Total", "feature"]), ["DELETED", "ADDED"]);
     assert_eq!(
         statuses(&repo, &["--symbol", "Total", "feature"]),

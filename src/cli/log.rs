@@ -103,7 +103,8 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     let head = tip.map(|h| h.to_string());
     // The query server answers faster; this binary is what it runs.
     let program = std::env::current_exe().ok();
-    let history = diffidx_lib::query::history(&repo, &query, head.clone(), program.as_deref())?;
+    let history =
+        diffidx_lib::query::history(&repo, &query, head.clone(), !args.all, program.as_deref())?;
     let rev_name = rev.unwrap_or("HEAD");
     if let (Some(false), Some(head)) = (history.head_indexed, &head) {
         let index = if rev.is_some() {
@@ -117,7 +118,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
             &head[..12]
         );
     }
-    if history.entries.is_empty() {
+    if history.entries.is_empty() && history.hidden == 0 {
         if args.json {
             print("[]\n")?;
         }
@@ -145,20 +146,17 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
             terminal_safe(symbol)
         );
     }
-    let mut entries = history.entries;
-    if let (Some(tip), false) = (tip, args.all) {
-        let (kept, hidden) = diffidx_lib::query::in_history_of(&repo, tip, entries)?;
-        if hidden > 0 {
-            eprintln!(
-                "note: {hidden} change{} on commits outside {}'s history {} hidden; `--all` shows {}",
-                if hidden == 1 { "" } else { "s" },
-                terminal_safe(rev_name),
-                if hidden == 1 { "is" } else { "are" },
-                if hidden == 1 { "it" } else { "them" },
-            );
-        }
-        entries = kept;
+    let hidden = history.hidden;
+    if hidden > 0 {
+        eprintln!(
+            "note: {hidden} change{} on commits outside {}'s history {} hidden; `--all` shows {}",
+            if hidden == 1 { "" } else { "s" },
+            terminal_safe(rev_name),
+            if hidden == 1 { "is" } else { "are" },
+            if hidden == 1 { "it" } else { "them" },
+        );
     }
+    let entries = history.entries;
     if let Some(date) = &history.indexed_from {
         eprintln!(
             "note: history before {date} is not indexed; `git diffidx index --all` indexes it"

@@ -24,6 +24,7 @@ pub struct Answer {
     pub head_indexed: Option<bool>,
     pub indexed_from: Option<String>,
     pub suggestions: Vec<String>,
+    pub hidden: usize,
 }
 
 /// One request, one response.
@@ -120,10 +121,16 @@ fn kill(pid: rustix::process::Pid, stopped: bool) -> Released {
     }
 }
 /// The history from a running server; `None` when there is no usable one.
-pub fn history(socket: &Path, query: &SymbolQuery, head: Option<String>) -> Option<Answer> {
+pub fn history(
+    socket: &Path,
+    query: &SymbolQuery,
+    head: Option<String>,
+    in_history: bool,
+) -> Option<Answer> {
     let request = Request::History {
         query: query.clone(),
         head,
+        in_history,
     };
     match call(socket, &request, Duration::from_secs(10)) {
         Ok(Response {
@@ -132,12 +139,15 @@ pub fn history(socket: &Path, query: &SymbolQuery, head: Option<String>) -> Opti
             head_indexed,
             indexed_from,
             suggestions,
+            hidden,
+            in_history: kept_to_history,
             ..
-        }) => Some(Answer {
+        }) if kept_to_history || !in_history => Some(Answer {
             entries,
             head_indexed,
             indexed_from,
             suggestions,
+            hidden,
         }),
         _ => None,
     }

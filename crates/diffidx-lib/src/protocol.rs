@@ -16,6 +16,9 @@ pub enum Request {
         query: SymbolQuery,
         /// Also say whether this commit is indexed.
         head: Option<String>,
+        /// Keep only the changes on commits in `head`'s history.
+        #[serde(default)]
+        in_history: bool,
     },
 }
 
@@ -35,6 +38,13 @@ pub struct Response {
     /// When nothing matched: indexed names close to the one asked for.
     #[serde(default)]
     pub suggestions: Vec<String>,
+    /// Changes left out for being outside `head`'s history (`in_history`).
+    #[serde(default)]
+    pub hidden: usize,
+    /// The answer keeps to `head`'s history (a server that predates
+    /// `in_history` never says so, and its answer is not used).
+    #[serde(default)]
+    pub in_history: bool,
     #[serde(default)]
     pub error: Option<String>,
 }

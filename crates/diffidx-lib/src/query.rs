@@ -28,6 +28,8 @@ pub enum QueryError {
     Open(#[from] OpenError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Core(#[from] diffidx_core::Error),
 }
 
 /// A symbol's history, and whether the commit asked about is indexed.
@@ -38,15 +40,19 @@ pub struct History {
     pub indexed_from: Option<String>,
     /// When no symbol matched: indexed names close to the one asked for.
     pub suggestions: Vec<String>,
+    /// Changes left out for being on commits outside `head`'s history.
+    pub hidden: usize,
 }
 
 /// The history of the symbols matching `query`, newest first, and whether
-/// `head` is indexed. `server` is the program to start as the query server
+/// `head` is indexed; with `in_history`, only the changes on commits in
+/// `head`'s history. `server` is the program to start as the query server
 /// (`None`: keep to the direct path).
 pub fn history(
     repo: &Repo,
     query: &SymbolQuery,
     head: Option<String>,
+    in_history: bool,
     server: Option<&Path>,
 ) -> Result<History, QueryError> {
     let state = StateDir::of(repo);
@@ -61,21 +67,25 @@ pub fn history(
     if !state.store().exists() {
         return Err(QueryError::NoIndex);
     }
+    let in_history = in_history && head.is_some();
     let server = server.filter(|_| crate::settings::query_server_enabled(repo));
     if server.is_some() {
-        if let Some(answer) = crate::client::history(&state.socket(), query, head.clone()) {
+        if let Some(answer) =
+            crate::client::history(&state.socket(), query, head.clone(), in_history)
+        {
             return Ok(History {
                 entries: answer.entries,
                 head_indexed: answer.head_indexed,
                 indexed_from: answer.indexed_from,
                 suggestions: answer.suggestions,
+                hidden: answer.hidden,
             });
         }
     }
     let store = open::for_reading(repo, Duration::from_secs(10))?;
     let reader = store.reader()?;
     let entries = reader.history(query)?;
-    let head_indexed = head.and_then(|h| reader.has_commit(&h).ok());
+    let head_indexed = head.as_ref().and_then(|h| reader.has_commit(h).ok());
     let indexed_from = reader.history_start()?;
     let suggestions = if entries.is_empty() {
         reader.similar_names(query, crate::server::SUGGESTIONS)?
@@ -88,12 +98,38 @@ pub fn history(
         let work_dir = repo.work_dir().unwrap_or_else(|| repo.common_dir());
         crate::client::spawn(&state.socket(), program, &work_dir);
     }
+    let tip = head
+        .filter(|_| in_history)
+        .and_then(|h| diffidx_core::ObjectId::from_hex(h.as_bytes()).ok());
+    let (entries, hidden) = match tip {
+        Some(tip) => in_history_of(repo, tip, entries)?,
+        None => (entries, 0),
+    };
     Ok(History {
         entries,
         head_indexed,
         indexed_from,
         suggestions,
+        hidden,
     })
+}
+
+/// Keeps the entries whose commit is in `history`; returns them and how
+/// many were left out.
+pub fn keep_in(
+    history: &HashSet<diffidx_core::ObjectId>,
+    entries: Vec<HistoryEntry>,
+) -> (Vec<HistoryEntry>, usize) {
+    let before = entries.len();
+    let kept: Vec<HistoryEntry> = entries
+        .into_iter()
+        .filter(|e| {
+            diffidx_core::ObjectId::from_hex(e.commit.as_bytes())
+                .is_ok_and(|id| history.contains(&id))
+        })
+        .collect();
+    let hidden = before - kept.len();
+    (kept, hidden)
 }
 
 /// Keeps the entries whose commit is in the history of `tip` (commits of
@@ -109,16 +145,7 @@ pub fn in_history_of(
         .filter_map(|e| diffidx_core::ObjectId::from_hex(e.commit.as_bytes()).ok())
         .collect();
     let reachable = repo.reachable_among(&[tip], &commits)?;
-    let before = entries.len();
-    let kept: Vec<HistoryEntry> = entries
-        .into_iter()
-        .filter(|e| {
-            diffidx_core::ObjectId::from_hex(e.commit.as_bytes())
-                .is_ok_and(|id| reachable.contains(&id))
-        })
-        .collect();
-    let hidden = before - kept.len();
-    Ok((kept, hidden))
+    Ok(keep_in(&reachable, entries))
 }
 
 /// The diff of one symbol between a history entry's commit and its first

@@ -82,12 +82,18 @@ pub fn serve(
         // Closed: answer what needs no store; open it for a history query,
         // or (tried on ticks) once the writer that asked for it is done.
         let mut last_query: Option<SymbolQuery> = None;
+        let mut ancestors = AncestorCache::default();
         while let Some(event) = clients.next().await {
             let pending = match event {
                 Event::Reopen => None,
-                Event::Client(stream, Ok(Request::History { query, head })) => {
-                    Some((stream, query, head))
-                }
+                Event::Client(
+                    stream,
+                    Ok(Request::History {
+                        query,
+                        head,
+                        in_history,
+                    }),
+                ) => Some((stream, query, head, in_history)),
                 Event::Client(stream, other) => {
                     answer_closed(&stream, other, &mut on_request);
                     continue;
@@ -97,7 +103,7 @@ pub fn serve(
                 Ok(store) => store,
                 Err(response) => {
                     match pending {
-                        Some((stream, query, _)) => {
+                        Some((stream, query, _, _)) => {
                             answer_history(&stream, &query, response, &mut on_request)
                         }
                         None if response.busy => clients.reopen_when_free = true,
@@ -109,7 +115,7 @@ pub fn serve(
             let reader = match store.reader() {
                 Ok(reader) => reader,
                 Err(e) => {
-                    if let Some((stream, query, _)) = pending {
+                    if let Some((stream, query, _, _)) = pending {
                         answer_history(
                             &stream,
                             &query,
@@ -124,7 +130,7 @@ pub fn serve(
             if pending.is_none() {
                 // Warm the statements the last query used.
                 if let Some(query) = &last_query {
-                    let _ = read_history(&reader, query, None);
+                    let _ = read_history(&reader, query, None, None);
                 }
                 on_request("reopened the store after a writer");
             }
@@ -132,8 +138,17 @@ pub fn serve(
             // (or a query fails: reopen for the next one).
             let mut pending = pending;
             loop {
-                if let Some((stream, query, head)) = pending.take() {
-                    let response = read_history(&reader, &query, head.as_deref());
+                if let Some((stream, query, head, in_history)) = pending.take() {
+                    let response = match head.as_deref().filter(|_| in_history) {
+                        Some(tip) => match ancestors.of(repo, tip) {
+                            Some(history) => {
+                                read_history(&reader, &query, Some(tip), Some(history))
+                            }
+                            // The client walks the history itself.
+                            None => Response::failure(format!("cannot walk the history of {tip}")),
+                        },
+                        None => read_history(&reader, &query, head.as_deref(), None),
+                    };
                     let failed = !response.ok;
                     answer_history(&stream, &query, response, &mut on_request);
                     last_query = Some(query);
@@ -146,9 +161,14 @@ pub fn serve(
                 };
                 match event {
                     Event::Reopen => {}
-                    Event::Client(stream, Ok(Request::History { query, head })) => {
-                        pending = Some((stream, query, head))
-                    }
+                    Event::Client(
+                        stream,
+                        Ok(Request::History {
+                            query,
+                            head,
+                            in_history,
+                        }),
+                    ) => pending = Some((stream, query, head, in_history)),
                     Event::Client(stream, Ok(Request::Release)) => {
                         drop(reader);
                         drop(store);
@@ -248,20 +268,58 @@ fn open_read_only(state: &StateDir) -> Result<Store, Response> {
 /// How many names a "did you mean" offers.
 pub const SUGGESTIONS: usize = 5;
 
-fn read_history(reader: &Reader<'_>, query: &SymbolQuery, head: Option<&str>) -> Response {
+/// The history of the last HEAD asked about: commits are immutable, so
+/// the set stays right for that sha, and `log` asks about HEAD again and
+/// again. Walking a 5,000-commit history takes ~15 ms; a lookup, nothing.
+#[derive(Default)]
+struct AncestorCache {
+    head: String,
+    commits: std::collections::HashSet<diffidx_core::ObjectId>,
+}
+
+impl AncestorCache {
+    fn of(
+        &mut self,
+        repo: &Repo,
+        head: &str,
+    ) -> Option<&std::collections::HashSet<diffidx_core::ObjectId>> {
+        if self.head != head {
+            let tip = diffidx_core::ObjectId::from_hex(head.as_bytes()).ok()?;
+            self.commits = repo.ancestors(tip).ok()?;
+            self.head = head.to_owned();
+        }
+        Some(&self.commits)
+    }
+}
+
+fn read_history(
+    reader: &Reader<'_>,
+    query: &SymbolQuery,
+    head: Option<&str>,
+    history: Option<&std::collections::HashSet<diffidx_core::ObjectId>>,
+) -> Response {
     match reader.history(query) {
-        Ok(entries) => Response {
-            ok: true,
-            suggestions: if entries.is_empty() {
+        Ok(entries) => {
+            let suggestions = if entries.is_empty() {
                 reader.similar_names(query, SUGGESTIONS).unwrap_or_default()
             } else {
                 Vec::new()
-            },
-            entries,
-            head_indexed: head.and_then(|sha| reader.has_commit(sha).ok()),
-            indexed_from: reader.history_start().ok().flatten(),
-            ..Response::default()
-        },
+            };
+            let (entries, hidden) = match history {
+                Some(history) => crate::query::keep_in(history, entries),
+                None => (entries, 0),
+            };
+            Response {
+                ok: true,
+                suggestions,
+                hidden,
+                in_history: history.is_some(),
+                entries,
+                head_indexed: head.and_then(|sha| reader.has_commit(sha).ok()),
+                indexed_from: reader.history_start().ok().flatten(),
+                ..Response::default()
+            }
+        }
         Err(e) => Response::failure(e.to_string()),
     }
 }

@@ -270,6 +270,21 @@ impl Repo {
         Ok(found)
     }
 
+    /// Every commit in the history of `tip` (itself included): one walk.
+    pub fn ancestors(&self, tip: ObjectId) -> Result<HashSet<ObjectId>> {
+        let walk = self
+            .repo
+            .rev_walk([tip])
+            .all()
+            .context(|| format!("cannot walk the history of {tip}"))?;
+        let mut out = HashSet::new();
+        for info in walk {
+            let info = info.context(|| format!("cannot walk the history of {tip}"))?;
+            out.insert(info.id);
+        }
+        Ok(out)
+    }
+
     /// The commits every ref points to (branches, tags peeled, remotes,
     /// HEAD), notes refs excepted: what `gc` keeps the history of.
     pub fn ref_tips(&self) -> Result<Vec<ObjectId>> {
