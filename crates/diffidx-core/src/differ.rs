@@ -193,6 +193,24 @@ impl<'r> SymbolDiffer<'r> {
         Ok(files)
     }
 
+    /// In a partial clone, fetches in one go the source blobs that diffing
+    /// `commits` will need, so a long run makes a few fetches, not one per
+    /// commit. Elsewhere it does nothing. What it cannot fetch is fetched
+    /// (or reported) per commit later.
+    pub fn prefetch(&mut self, commits: &[CommitInfo]) -> Result<()> {
+        if self.repo.promisor_remote().is_none() {
+            return Ok(());
+        }
+        let languages = &self.options.languages;
+        let missing = self.repo.missing_source_blobs(commits, |path| {
+            Language::from_path(path).is_some_and(|l| languages.contains(&l))
+        })?;
+        if !missing.is_empty() {
+            let _ = self.repo.fetch_missing(&missing);
+        }
+        Ok(())
+    }
+
     /// The net symbol change between two trees (`None` = the empty tree).
     pub fn diff_trees(&mut self, old: Option<ObjectId>, new: ObjectId) -> Result<TreeDiff> {
         let files = self.repo.changed_files(old, new)?;

@@ -110,11 +110,26 @@ impl Repo {
     /// Opens the repository containing `path` (like git, searching upwards,
     /// and honouring `GIT_DIR` and friends as git's hooks set them).
     pub fn discover(path: &std::path::Path) -> Result<Repo> {
-        let mut repo =
-            gix::discover_with_environment_overrides(path).map_err(|e| Error::OpenRepository {
+        // A partial clone grows a pack per fetch of missing blobs; gix's
+        // default room for 32 packs would then make objects vanish mid-run.
+        let slots = gix::odb::store::init::Slots::AsNeededByDiskState {
+            multiplier: 2.0,
+            minimum: 512,
+        };
+        let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
+        trust.full = trust.full.object_store_slots(slots);
+        trust.reduced = trust.reduced.object_store_slots(slots);
+        let mut repo: gix::Repository =
+            gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+                path,
+                Default::default(),
+                trust,
+            )
+            .map_err(|e| Error::OpenRepository {
                 path: path.display().to_string(),
                 source: e,
-            })?;
+            })?
+            .into();
         repo.object_cache_size_if_unset(64 * 1024 * 1024);
         // Notes commits and reflog entries need an identity; git's own, else ours.
         let _ = repo.committer_or_set_fallback("diffidx", "diffidx@localhost");
@@ -466,6 +481,33 @@ impl Repo {
                 ),
             })
         }
+    }
+
+    /// The blobs of `languages`' files that the commits' diffs against
+    /// their first parents need and this clone lacks (no blob is read).
+    pub fn missing_source_blobs(
+        &self,
+        commits: &[CommitInfo],
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<Vec<ObjectId>> {
+        let mut missing = HashSet::new();
+        for commit in commits {
+            let parent = commit
+                .parents
+                .first()
+                .copied()
+                .filter(|p| self.repo.has_object(*p));
+            for file in self.tree_changes(parent, commit.tree, false)? {
+                for side in [file.old.as_ref(), file.new.as_ref()].into_iter().flatten() {
+                    if wanted(&side.path) && !self.repo.has_object(side.blob) {
+                        missing.insert(side.blob);
+                    }
+                }
+            }
+        }
+        let mut missing: Vec<ObjectId> = missing.into_iter().collect();
+        missing.sort();
+        Ok(missing)
     }
 
     /// True when the object database has `id`.

@@ -145,6 +145,9 @@ fn index_locked_with(
     progress.start(todo.len());
     let mut batch: Vec<CommitRecord> = Vec::new();
     for (done, commit) in todo.iter().enumerate() {
+        if done % BATCH == 0 {
+            differ.prefetch(&todo[done..(done + BATCH).min(todo.len())])?;
+        }
         let record = differ.commit_record(commit)?;
         notes.stage(commit.id, &record.note.to_json())?;
         report.computed += 1;
