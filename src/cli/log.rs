@@ -208,7 +208,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
             match diffidx_lib::query::symbol_patch(&repo, entry) {
                 Ok(diff) => out.extend(
                     diff.lines()
-                        .map(|l| format!("    {}\n", ctx.style.diff_line(&terminal_safe(l)))),
+                        .map(|l| format!("    {}\n", ctx.style().diff_line(&terminal_safe(l)))),
                 ),
                 Err(e) => out.push_str(&format!("    ({e})\n")),
             }
@@ -218,7 +218,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
 }
 
 fn render(e: &HistoryEntry, ctx: &Context) -> String {
-    let style = &ctx.style;
+    let style = &ctx.style();
     let lines = if e.start_line == e.end_line {
         e.start_line.to_string()
     } else {

@@ -90,13 +90,11 @@ enum Command {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let dir = cli.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let ctx = util::Context {
-        style: util::Style::for_stdout(cli.color, &dir),
-        dir,
-        stderr_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
-        paging: !cli.no_pager,
-    };
+    let ctx = util::Context::new(
+        cli.dir.clone().unwrap_or_else(|| PathBuf::from(".")),
+        cli.color,
+        !cli.no_pager,
+    );
     let result = match &cli.command {
         Command::Show(args) => show::run(&ctx, args),
         Command::Index(args) => index::run(&ctx, args),

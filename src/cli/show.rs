@@ -104,7 +104,7 @@ fn short(sha: &str) -> &str {
 
 /// Human output: a heading, counts, then one group per status.
 fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
-    let style = &ctx.style;
+    let style = &ctx.style();
     let mut out = format!("{}\n", style.bold(&terminal_safe(heading)));
     const ORDER: [Status; 4] = [
         Status::Modified,

@@ -30,15 +30,36 @@ impl LimitArgs {
 /// Global context every subcommand gets.
 pub struct Context {
     pub dir: PathBuf,
-    pub style: Style,
+    /// `--color`; what it means here is worked out on first use (`style`).
+    pub color: ColorChoice,
     pub stderr_is_terminal: bool,
     /// Long output may go through a pager (not with `--no-pager`).
     pub paging: bool,
+    style: std::cell::OnceCell<Style>,
 }
 
 impl Context {
+    pub fn new(dir: PathBuf, color: ColorChoice, paging: bool) -> Context {
+        Context {
+            dir,
+            color,
+            stderr_is_terminal: std::io::stderr().is_terminal(),
+            paging,
+            style: std::cell::OnceCell::new(),
+        }
+    }
+
     pub fn open_repo(&self) -> Result<Repo, diffidx_core::Error> {
         Repo::discover(&self.dir)
+    }
+
+    /// Colors for stdout, decided when a command first prints styled text
+    /// (reading git config costs a repository open that commands which
+    /// print nothing styled, the hooks' run among them, need not pay).
+    pub fn style(&self) -> Style {
+        *self
+            .style
+            .get_or_init(|| Style::for_stdout(self.color, &self.dir))
     }
 }
 

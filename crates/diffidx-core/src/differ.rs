@@ -215,17 +215,13 @@ impl<'r> SymbolDiffer<'r> {
     pub fn diff_trees(&mut self, old: Option<ObjectId>, new: ObjectId) -> Result<TreeDiff> {
         let files = self.repo.changed_files(old, new)?;
         let files = split_language_changes(files, &self.options.languages);
-        // A partial clone fetches the source blobs it lacks in one go.
-        let missing: Vec<ObjectId> = files
-            .iter()
-            .flat_map(|f| [f.old.as_ref(), f.new.as_ref()])
-            .flatten()
-            .map(|side| side.blob)
-            .filter(|&id| !self.repo.has(id))
-            .collect();
-        if !missing.is_empty() && self.repo.promisor_remote().is_some() {
-            // What could not be fetched is reported per file when loaded.
-            let _ = self.repo.fetch_missing(&missing);
+        // A partial clone fetches the source blobs it lacks in one go; what
+        // could not be fetched is reported per file when loaded.
+        if self.repo.promisor_remote().is_some() {
+            let missing = self.repo.lacking(&files, |_| true);
+            if !missing.is_empty() {
+                let _ = self.repo.fetch_missing(&missing);
+            }
         }
         let mut pairs = Vec::new();
         let mut diagnostics = Vec::new();
@@ -421,22 +417,27 @@ impl<'r> SymbolDiffer<'r> {
             self.stats.cache_hits += 1;
             return Ok(hit);
         }
-        if !self.repo.has(blob) {
-            // Not cached: a later fetch may still bring it.
-            let reason = match self.repo.fetch_missing(&[blob]) {
-                Ok(()) if self.repo.has(blob) => None,
-                Ok(()) => Some("the promisor remote did not send it".to_owned()),
-                Err(crate::Error::Object { reason, .. }) => Some(reason),
-                Err(e) => Some(e.to_string()),
-            };
-            if let Some(reason) = reason {
-                return Ok(Err(Unreadable::Missing {
-                    id: blob.to_string(),
-                    reason,
-                }));
-            }
-        }
-        let size = self.repo.blob_size(blob)?;
+        // The header lookup finds a missing blob; only then is it looked
+        // into (and, in a partial clone, fetched). Not cached: a later
+        // fetch may still bring it.
+        let size = match self.repo.blob_size(blob) {
+            Ok(size) => size,
+            Err(e) if self.repo.has(blob) => return Err(e),
+            Err(_) => match self.repo.fetch_missing(&[blob]) {
+                Ok(()) if self.repo.has(blob) => self.repo.blob_size(blob)?,
+                fetched => {
+                    let reason = match fetched {
+                        Ok(()) => "the promisor remote did not send it".to_owned(),
+                        Err(crate::Error::Object { reason, .. }) => reason,
+                        Err(e) => e.to_string(),
+                    };
+                    return Ok(Err(Unreadable::Missing {
+                        id: blob.to_string(),
+                        reason,
+                    }));
+                }
+            },
+        };
         let loaded = if size > self.options.max_file_size as u64 {
             Err(Unreadable::TooLarge {
                 size: size as usize,

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use diffidx_core::SymbolQuery;
 
-use crate::protocol::{Request, Response};
+use crate::protocol::{HistoryRequest, Request, Response};
 use crate::store::HistoryEntry;
 
 /// Unix socket paths are limited to about 100 bytes.
@@ -127,11 +127,11 @@ pub fn history(
     head: Option<String>,
     in_history: bool,
 ) -> Option<Answer> {
-    let request = Request::History {
+    let request = Request::History(HistoryRequest {
         query: query.clone(),
         head,
         in_history,
-    };
+    });
     match call(socket, &request, Duration::from_secs(10)) {
         Ok(Response {
             ok: true,

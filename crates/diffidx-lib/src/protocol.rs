@@ -12,14 +12,19 @@ pub enum Request {
     Ping,
     /// Close the store: a writer is about to open it.
     Release,
-    History {
-        query: SymbolQuery,
-        /// Also say whether this commit is indexed.
-        head: Option<String>,
-        /// Keep only the changes on commits in `head`'s history.
-        #[serde(default)]
-        in_history: bool,
-    },
+    History(HistoryRequest),
+}
+
+/// A symbol's history (the same JSON as before it had a type of its own:
+/// the fields sit beside `op`).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct HistoryRequest {
+    pub query: SymbolQuery,
+    /// Also say whether this commit is indexed.
+    pub head: Option<String>,
+    /// Keep only the changes on commits in `head`'s history.
+    #[serde(default)]
+    pub in_history: bool,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -62,5 +67,30 @@ impl Response {
             error: Some(error),
             ..Response::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_history_request_keeps_its_fields_beside_op() {
+        let request = Request::History(HistoryRequest {
+            query: SymbolQuery::parse("Foo.Bar"),
+            head: Some("abc".into()),
+            in_history: true,
+        });
+        let json: serde_json::Value = serde_json::to_value(&request).unwrap();
+        assert_eq!(json["op"], "history");
+        assert_eq!(json["head"], "abc");
+        assert_eq!(json["in_history"], true);
+        assert_eq!(json["query"]["name"], "Foo.Bar");
+        // An older client's request (no `in_history`) still reads.
+        let old = r#"{"op":"history","query":{"name":"X","sig":null,"kind":null,"path":null},"head":null}"#;
+        let Request::History(read) = serde_json::from_str(old).unwrap() else {
+            panic!("not a history request");
+        };
+        assert!(!read.in_history && read.head.is_none());
     }
 }

@@ -23,7 +23,7 @@ use diffidx_core::git::Repo;
 use diffidx_core::SymbolQuery;
 
 use crate::client::{self, MAX_SOCKET_PATH};
-use crate::protocol::{Request, Response};
+use crate::protocol::{HistoryRequest, Request, Response};
 use crate::state::{StateDir, StateError};
 use crate::store::{Reader, Store, StoreError};
 
@@ -86,14 +86,7 @@ pub fn serve(
         while let Some(event) = clients.next().await {
             let pending = match event {
                 Event::Reopen => None,
-                Event::Client(
-                    stream,
-                    Ok(Request::History {
-                        query,
-                        head,
-                        in_history,
-                    }),
-                ) => Some((stream, query, head, in_history)),
+                Event::Client(stream, Ok(Request::History(request))) => Some((stream, request)),
                 Event::Client(stream, other) => {
                     answer_closed(&stream, other, &mut on_request);
                     continue;
@@ -103,8 +96,8 @@ pub fn serve(
                 Ok(store) => store,
                 Err(response) => {
                     match pending {
-                        Some((stream, query, _, _)) => {
-                            answer_history(&stream, &query, response, &mut on_request)
+                        Some((stream, request)) => {
+                            answer_history(&stream, &request.query, response, &mut on_request)
                         }
                         None if response.busy => clients.reopen_when_free = true,
                         None => {}
@@ -115,10 +108,10 @@ pub fn serve(
             let reader = match store.reader() {
                 Ok(reader) => reader,
                 Err(e) => {
-                    if let Some((stream, query, _, _)) = pending {
+                    if let Some((stream, request)) = pending {
                         answer_history(
                             &stream,
-                            &query,
+                            &request.query,
                             Response::failure(e.to_string()),
                             &mut on_request,
                         );
@@ -138,7 +131,12 @@ pub fn serve(
             // (or a query fails: reopen for the next one).
             let mut pending = pending;
             loop {
-                if let Some((stream, query, head, in_history)) = pending.take() {
+                if let Some((stream, request)) = pending.take() {
+                    let HistoryRequest {
+                        query,
+                        head,
+                        in_history,
+                    } = request;
                     let response = match head.as_deref().filter(|_| in_history) {
                         Some(tip) => match ancestors.of(repo, tip) {
                             Some(history) => {
@@ -161,14 +159,9 @@ pub fn serve(
                 };
                 match event {
                     Event::Reopen => {}
-                    Event::Client(
-                        stream,
-                        Ok(Request::History {
-                            query,
-                            head,
-                            in_history,
-                        }),
-                    ) => pending = Some((stream, query, head, in_history)),
+                    Event::Client(stream, Ok(Request::History(request))) => {
+                        pending = Some((stream, request))
+                    }
                     Event::Client(stream, Ok(Request::Release)) => {
                         drop(reader);
                         drop(store);
@@ -353,7 +346,7 @@ fn answer_closed(
             send(stream, &Response::success());
             on_request("release: the store was not open");
         }
-        Ok(Request::History { .. }) => send(stream, &Response::failure("unexpected".into())),
+        Ok(Request::History(_)) => send(stream, &Response::failure("unexpected".into())),
         Err(error) => {
             on_request(&error);
             send(stream, &Response::failure(error));

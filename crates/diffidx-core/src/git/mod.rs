@@ -21,6 +21,8 @@ use crate::error::{Error, GitContext, Result};
 /// A repository opened for reading.
 pub struct Repo {
     repo: gix::Repository,
+    /// The remote a partial clone fetches missing objects from (read once).
+    promisor: Option<String>,
 }
 
 /// What the core needs to know about a commit.
@@ -52,6 +54,11 @@ pub struct FileChange {
 }
 
 impl FileChange {
+    /// The sides that exist: path and blob.
+    pub fn sides(&self) -> impl Iterator<Item = &FileSide> {
+        [self.old.as_ref(), self.new.as_ref()].into_iter().flatten()
+    }
+
     /// The path on the side that exists, new side first (git's diff order key).
     pub fn path(&self) -> &str {
         self.new
@@ -60,6 +67,22 @@ impl FileChange {
             .map(|s| s.path.as_str())
             .unwrap_or("")
     }
+}
+
+/// The remote a partial clone fetches missing objects from:
+/// `extensions.partialClone`, else the first remote marked `promisor`.
+fn promisor_remote(repo: &gix::Repository) -> Option<String> {
+    let config = repo.config_snapshot();
+    config
+        .string("extensions.partialClone")
+        .map(|r| r.to_str_lossy().into_owned())
+        .filter(|r| !r.is_empty())
+        .or_else(|| {
+            repo.remote_names()
+                .into_iter()
+                .map(|name| name.to_str_lossy().into_owned())
+                .find(|name| config.boolean(&format!("remote.{name}.promisor")) == Some(true))
+        })
 }
 
 /// An empty side of a range means HEAD.
@@ -133,7 +156,8 @@ impl Repo {
         repo.object_cache_size_if_unset(64 * 1024 * 1024);
         // Notes commits and reflog entries need an identity; git's own, else ours.
         let _ = repo.committer_or_set_fallback("diffidx", "diffidx@localhost");
-        Ok(Repo { repo })
+        let promisor = promisor_remote(&repo);
+        Ok(Repo { repo, promisor })
     }
 
     pub fn gix(&self) -> &gix::Repository {
@@ -370,13 +394,7 @@ impl Repo {
             Ok(files) => Ok(files),
             Err(e) => {
                 let plain = self.tree_changes(old, new, false)?;
-                let missing: Vec<ObjectId> = plain
-                    .iter()
-                    .flat_map(|f| [f.old.as_ref(), f.new.as_ref()])
-                    .flatten()
-                    .map(|side| side.blob)
-                    .filter(|&id| !self.repo.has_object(id))
-                    .collect();
+                let missing = self.lacking(&plain, |_| true);
                 if missing.is_empty() {
                     return Err(e);
                 }
@@ -391,19 +409,22 @@ impl Repo {
     }
 
     /// The remote a partial clone fetches missing objects from, if this is one.
-    pub fn promisor_remote(&self) -> Option<String> {
-        let config = self.repo.config_snapshot();
-        config
-            .string("extensions.partialClone")
-            .map(|r| r.to_str_lossy().into_owned())
-            .filter(|r| !r.is_empty())
-            .or_else(|| {
-                self.repo
-                    .remote_names()
-                    .into_iter()
-                    .map(|name| name.to_str_lossy().into_owned())
-                    .find(|name| config.boolean(&format!("remote.{name}.promisor")) == Some(true))
-            })
+    pub fn promisor_remote(&self) -> Option<&str> {
+        self.promisor.as_deref()
+    }
+
+    /// The blobs of `files` whose path is `wanted` that this clone lacks,
+    /// each once, sorted.
+    pub fn lacking(&self, files: &[FileChange], wanted: impl Fn(&str) -> bool) -> Vec<ObjectId> {
+        let mut missing: Vec<ObjectId> = files
+            .iter()
+            .flat_map(FileChange::sides)
+            .filter(|side| wanted(&side.path) && !self.repo.has_object(side.blob))
+            .map(|side| side.blob)
+            .collect();
+        missing.sort();
+        missing.dedup();
+        missing
     }
 
     /// Fetches missing objects from the promisor remote of a partial clone in
@@ -417,97 +438,86 @@ impl Repo {
         let remote = self
             .promisor_remote()
             .ok_or_else(|| fail("missing from this clone, which is not a partial clone".into()))?;
-        use std::io::Write;
-        let mut child = std::process::Command::new("git")
-            .arg("--git-dir")
-            .arg(self.repo.git_dir())
-            .args([
+        let list: String = ids.iter().map(|id| format!("{id}\n")).collect();
+        self.run_git(
+            "git fetch",
+            &[
                 "-c",
                 "fetch.negotiationAlgorithm=noop",
                 "fetch",
-                &remote,
+                remote,
                 "--no-tags",
                 "--no-write-fetch-head",
                 "--recurse-submodules=no",
                 "--filter=blob:none",
                 "--quiet",
                 "--stdin",
-            ])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
+            ],
+            list.as_bytes(),
+        )
+        .map_err(|e| fail(format!("fetching it from {remote}: {e}")))
+    }
+
+    /// Runs git (`what` names it in messages) on this repository with
+    /// `input` on its stdin; the error is git's own message.
+    fn run_git(&self, what: &str, args: &[&str], input: &[u8]) -> std::result::Result<(), String> {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new("git")
+            .arg("--git-dir")
+            .arg(self.repo.git_dir())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| fail(format!("cannot run git fetch: {e}")))?;
+            .map_err(|e| format!("cannot run {what}: {e}"))?;
         if let Some(mut stdin) = child.stdin.take() {
-            let list: String = ids.iter().map(|id| format!("{id}\n")).collect();
             stdin
-                .write_all(list.as_bytes())
-                .map_err(|e| fail(format!("cannot run git fetch: {e}")))?;
+                .write_all(input)
+                .map_err(|e| format!("cannot run {what}: {e}"))?;
         }
         let out = child
             .wait_with_output()
-            .map_err(|e| fail(format!("cannot run git fetch: {e}")))?;
-        if !out.status.success() {
-            return Err(fail(format!(
-                "fetching it from {remote} failed: {}",
+            .map_err(|e| format!("cannot run {what}: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
-            )));
+            ))
         }
-        Ok(())
     }
 
     /// Packs the loose objects (`git repack -d`: loose objects only, into
     /// one new pack, then removes them), as a large notes run leaves one
     /// loose object per note and per notes tree.
     pub fn pack_loose_objects(&self) -> Result<()> {
-        let out = std::process::Command::new("git")
-            .arg("--git-dir")
-            .arg(self.repo.git_dir())
-            .args(["repack", "-d", "-q"])
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|e| Error::Object {
+        self.run_git("git repack", &["repack", "-d", "-q"], b"")
+            .map_err(|reason| Error::Object {
                 id: "loose objects".into(),
-                reason: format!("cannot run git repack: {e}"),
-            })?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(Error::Object {
-                id: "loose objects".into(),
-                reason: format!(
-                    "git repack failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
+                reason,
             })
-        }
     }
 
-    /// The blobs of `languages`' files that the commits' diffs against
-    /// their first parents need and this clone lacks (no blob is read).
+    /// The blobs of `wanted` files that the commits' diffs against their
+    /// first parents need and this clone lacks (no blob is read).
     pub fn missing_source_blobs(
         &self,
         commits: &[CommitInfo],
         wanted: impl Fn(&str) -> bool,
     ) -> Result<Vec<ObjectId>> {
-        let mut missing = HashSet::new();
+        let mut files = Vec::new();
         for commit in commits {
             let parent = commit
                 .parents
                 .first()
                 .copied()
                 .filter(|p| self.repo.has_object(*p));
-            for file in self.tree_changes(parent, commit.tree, false)? {
-                for side in [file.old.as_ref(), file.new.as_ref()].into_iter().flatten() {
-                    if wanted(&side.path) && !self.repo.has_object(side.blob) {
-                        missing.insert(side.blob);
-                    }
-                }
-            }
+            files.extend(self.tree_changes(parent, commit.tree, false)?);
         }
-        let mut missing: Vec<ObjectId> = missing.into_iter().collect();
-        missing.sort();
-        Ok(missing)
+        Ok(self.lacking(&files, wanted))
     }
 
     /// True when the object database has `id`.

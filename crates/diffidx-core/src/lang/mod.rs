@@ -940,6 +940,18 @@ fn is_type_like(kind: SymbolKind) -> bool {
     )
 }
 
+/// The positions (in `tokens`) of a symbol's own tokens: those within its
+/// bytes and outside what it excludes. Its text, hash and sketch all read these.
+fn own_tokens<'a>(
+    tokens: &'a [Range<usize>],
+    bytes: &Range<usize>,
+    excluded: &'a [Range<usize>],
+) -> impl Iterator<Item = usize> + 'a {
+    let first = tokens.partition_point(|t| t.start < bytes.start);
+    let last = tokens.partition_point(|t| t.start < bytes.end);
+    (first..last).filter(move |&i| !excluded.iter().any(|x| x.contains(&tokens[i].start)))
+}
+
 /// The normalized text of a symbol: its tokens joined by single spaces.
 fn normalized_text<'a>(
     tokens: &'a [Range<usize>],
@@ -947,12 +959,7 @@ fn normalized_text<'a>(
     bytes: &Range<usize>,
     excluded: &'a [Range<usize>],
 ) -> impl Iterator<Item = &'a str> + 'a {
-    let first = tokens.partition_point(|t| t.start < bytes.start);
-    let last = tokens.partition_point(|t| t.start < bytes.end);
-    tokens[first..last]
-        .iter()
-        .filter(move |t| !excluded.iter().any(|x| x.contains(&t.start)))
-        .map(move |t| &source[t.clone()])
+    own_tokens(tokens, bytes, excluded).map(move |i| &source[tokens[i].clone()])
 }
 
 /// The sketch of a symbol's normalized text (the same tokens as its hash).
@@ -963,14 +970,8 @@ fn sketch_text(
     own: &mut Vec<u64>,
     scratch: &mut Vec<u32>,
 ) -> crate::symbol::TextSketch {
-    let first = tokens.partition_point(|t| t.start < r.bytes.start);
-    let last = tokens.partition_point(|t| t.start < r.bytes.end);
     own.clear();
-    own.extend(
-        (first..last)
-            .filter(|&i| !r.excluded.iter().any(|x| x.contains(&tokens[i].start)))
-            .map(|i| token_hashes[i]),
-    );
+    own.extend(own_tokens(tokens, &r.bytes, &r.excluded).map(|i| token_hashes[i]));
     crate::symbol::TextSketch::of_tokens(own, scratch)
 }
 
