@@ -9,6 +9,8 @@ diffidx_missing=()
 command -v cmake >/dev/null 2>&1 || diffidx_missing+=(cmake)
 command -v g++ >/dev/null 2>&1 || diffidx_missing+=(g++)
 command -v git >/dev/null 2>&1 || diffidx_missing+=(git)
+# The Action's download path (and its test) fetches with curl.
+command -v curl >/dev/null 2>&1 || diffidx_missing+=(curl)
 command -v cargo >/dev/null 2>&1 || {
   echo "error: cargo not found; install Rust (https://rustup.rs) and try again" >&2
   exit 2
