@@ -344,3 +344,29 @@ fn log_fits_the_terminal_and_colors_follow_git_config() {
         "{patch:?}"
     );
 }
+
+#[test]
+fn a_symbol_unchanged_in_the_indexed_commits_is_no_error_and_not_its_own_suggestion() {
+    let mut repo = TestRepo::new();
+    repo.write("Cart.cs", SHOP);
+    repo.commit("cart");
+    repo.write(
+        "Cart.cs",
+        SHOP.replace("void Clear() { }", "void Clear() { }\n        void Empty() { }"),
+    );
+    repo.commit("empty");
+    // Only the second commit: `Total` is stored (its file was touched) but
+    // never changed there.
+    repo.ok(&["index", "-q", "HEAD~1..HEAD"]);
+    let out = repo.diffidx(&["log", "Total"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("history before") && stderr.contains("no recorded change of 'Total'"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("did you mean"), "{stderr}");
+    let out = repo.diffidx(&["log", "Totl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean 'Shop.Cart.Total'"));
+}

@@ -118,9 +118,22 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
             &head[..12]
         );
     }
+    if let Some(date) = &history.indexed_from {
+        eprintln!(
+            "note: history before {date} is not indexed; `git diffidx index --all` indexes it"
+        );
+    }
     if history.entries.is_empty() && history.hidden == 0 {
         if args.json {
             print("[]\n")?;
+        }
+        if history.known {
+            // The symbol is there, unchanged in every indexed commit.
+            eprintln!(
+                "no recorded change of '{}' in the indexed commits",
+                terminal_safe(symbol)
+            );
+            return Ok(());
         }
         let hint = match history.suggestions.as_slice() {
             [] => String::new(),
@@ -157,11 +170,6 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
         );
     }
     let entries = history.entries;
-    if let Some(date) = &history.indexed_from {
-        eprintln!(
-            "note: history before {date} is not indexed; `git diffidx index --all` indexes it"
-        );
-    }
     let date = |flag: &str, text: &Option<String>| -> Result<Option<i64>, UsageError> {
         text.as_deref()
             .map(|t| {

@@ -24,6 +24,7 @@ pub struct Answer {
     pub head_indexed: Option<bool>,
     pub indexed_from: Option<String>,
     pub suggestions: Vec<String>,
+    pub known: bool,
     pub hidden: usize,
 }
 
@@ -139,6 +140,7 @@ pub fn history(
             head_indexed,
             indexed_from,
             suggestions,
+            known,
             hidden,
             in_history: kept_to_history,
             ..
@@ -147,6 +149,7 @@ pub fn history(
             head_indexed,
             indexed_from,
             suggestions,
+            known,
             hidden,
         }),
         _ => None,

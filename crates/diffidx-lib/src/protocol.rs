@@ -43,6 +43,10 @@ pub struct Response {
     /// When nothing matched: indexed names close to the one asked for.
     #[serde(default)]
     pub suggestions: Vec<String>,
+    /// When the history is empty: the name is a stored symbol all the same
+    /// (unchanged in the indexed commits).
+    #[serde(default)]
+    pub known: bool,
     /// Changes left out for being outside `head`'s history (`in_history`).
     #[serde(default)]
     pub hidden: usize,

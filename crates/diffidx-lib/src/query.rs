@@ -40,6 +40,9 @@ pub struct History {
     pub indexed_from: Option<String>,
     /// When no symbol matched: indexed names close to the one asked for.
     pub suggestions: Vec<String>,
+    /// With no entries: the name is a stored symbol all the same, unchanged
+    /// in the indexed commits.
+    pub known: bool,
     /// Changes left out for being on commits outside `head`'s history.
     pub hidden: usize,
 }
@@ -78,6 +81,7 @@ pub fn history(
                 head_indexed: answer.head_indexed,
                 indexed_from: answer.indexed_from,
                 suggestions: answer.suggestions,
+                known: answer.known,
                 hidden: answer.hidden,
             });
         }
@@ -87,10 +91,10 @@ pub fn history(
     let entries = reader.history(query)?;
     let head_indexed = head.as_ref().and_then(|h| reader.has_commit(h).ok());
     let indexed_from = reader.history_start()?;
-    let suggestions = if entries.is_empty() {
-        reader.similar_names(query, crate::server::SUGGESTIONS)?
+    let near = if entries.is_empty() {
+        reader.names_near(query, crate::server::SUGGESTIONS)?
     } else {
-        Vec::new()
+        crate::store::NamesNear::default()
     };
     drop(reader);
     drop(store);
@@ -109,7 +113,8 @@ pub fn history(
         entries,
         head_indexed,
         indexed_from,
-        suggestions,
+        suggestions: near.suggestions,
+        known: near.known,
         hidden,
     })
 }

@@ -25,7 +25,7 @@ use diffidx_core::SymbolQuery;
 use crate::client::{self, MAX_SOCKET_PATH};
 use crate::protocol::{HistoryRequest, Request, Response};
 use crate::state::{StateDir, StateError};
-use crate::store::{Reader, Store, StoreError};
+use crate::store::{NamesNear, Reader, Store, StoreError};
 
 /// Serves history queries until idle for `idle`, or until the socket is
 /// removed or replaced. `on_request` hears of every request (for `serve`'s
@@ -293,10 +293,10 @@ fn read_history(
 ) -> Response {
     match reader.history(query) {
         Ok(entries) => {
-            let suggestions = if entries.is_empty() {
-                reader.similar_names(query, SUGGESTIONS).unwrap_or_default()
+            let near = if entries.is_empty() {
+                reader.names_near(query, SUGGESTIONS).unwrap_or_default()
             } else {
-                Vec::new()
+                NamesNear::default()
             };
             let (entries, hidden) = match history {
                 Some(history) => crate::query::keep_in(history, entries),
@@ -304,7 +304,8 @@ fn read_history(
             };
             Response {
                 ok: true,
-                suggestions,
+                suggestions: near.suggestions,
+                known: near.known,
                 hidden,
                 in_history: history.is_some(),
                 entries,

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use ::kuzu::{Connection, Database, SystemConfig};
 
-pub use read::{Counts, HistoryEntry, Reader, StoreContents};
+pub use read::{Counts, HistoryEntry, NamesNear, Reader, StoreContents};
 pub use schema::SCHEMA_VERSION;
 
 use self::kuzu::{as_string, execute, prepare, query, run, string};

@@ -302,22 +302,40 @@ impl<'s> Reader<'s> {
     }
 }
 
+/// What the store knows of a name whose history is empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NamesNear {
+    /// Some stored symbol matches the query: it exists, unchanged in the
+    /// indexed commits.
+    pub known: bool,
+    /// Other names close to it, best first (for "did you mean").
+    pub suggestions: Vec<String>,
+}
+
 impl Reader<'_> {
-    /// Names of indexed symbols close to what `query` asked for, best first
-    /// (for "did you mean"): the same own name under another qualifier, the
-    /// same name in another case, then near spellings.
-    pub fn similar_names(&self, query: &SymbolQuery, limit: usize) -> Result<Vec<String>> {
+    /// Whether `query` names a stored symbol, and stored names close to it,
+    /// best first: the same own name under another qualifier, the same name
+    /// in another case, then near spellings.
+    pub fn names_near(&self, query: &SymbolQuery, limit: usize) -> Result<NamesNear> {
         let wanted = query.own_name().to_lowercase();
         let rows = self.run(
-            "MATCH (s:Symbol) RETURN DISTINCT s.name, s.qualname",
+            "MATCH (s:Symbol) RETURN s.name, s.qualname, s.path, s.kind, s.sig",
             "list symbol names",
             Vec::new(),
         )?;
+        let mut near = NamesNear::default();
         let mut scored: Vec<(u32, String)> = Vec::new();
         for row in rows {
-            let (Some(name), Some(qualname)) = (as_string(&row[0]), as_string(&row[1])) else {
+            let text = |i: usize| as_string(&row[i]).unwrap_or_default();
+            let (name, qualname) = (text(0), text(1));
+            if query.matches(&qualname)
+                && query.matches_path(&text(2))
+                && query.kind.is_none_or(|k| k.as_str() == text(3))
+                && query.sig.as_ref().is_none_or(|sig| *sig == text(4))
+            {
+                near.known = true;
                 continue;
-            };
+            }
             let score = strsim::jaro_winkler(&wanted, &name.to_lowercase());
             if score >= 0.85 {
                 let qualname = diffidx_core::qualname::split_twin(&qualname).0.to_owned();
@@ -330,12 +348,13 @@ impl Reader<'_> {
                 .then(a.1.cmp(&b.1))
         });
         let mut seen = HashSet::new();
-        Ok(scored
+        near.suggestions = scored
             .into_iter()
             .filter(|(_, q)| seen.insert(q.clone()))
             .map(|(_, q)| q)
             .take(limit)
-            .collect())
+            .collect();
+        Ok(near)
     }
 }
 
