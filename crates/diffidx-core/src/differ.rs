@@ -354,6 +354,49 @@ impl<'r> SymbolDiffer<'r> {
         }))
     }
 
+    /// The code-graph facts of a blob at `path` (`None` when it is no
+    /// source file or cannot be read: binary, too large, missing). A blob
+    /// the differ parsed already is not parsed again: its tree is reused.
+    pub fn file_facts(
+        &mut self,
+        blob: ObjectId,
+        path: &str,
+    ) -> Result<Option<crate::codegraph::FileFacts>> {
+        let Some(language) = Language::from_path(path) else {
+            return Ok(None);
+        };
+        if !self.options.languages.contains(&language) {
+            return Ok(None);
+        }
+        // Parsed already this run: its tree is reused, not parsed again.
+        if let Some(Ok(parsed)) = self.cache.get(&(blob, language)) {
+            let base = parsed.state.as_ref().map(|s| (s, parsed.text.as_str()));
+            return Ok(self
+                .extractor
+                .extract_facts(language, &parsed.text, base)
+                .facts);
+        }
+        // Otherwise one parse gives both (the graph's files need no cache
+        // entry: nothing diffs them against a successor in this run).
+        let size = match self.repo.blob_size(blob) {
+            Ok(size) => size,
+            Err(_) => return Ok(None),
+        };
+        if size > self.options.max_file_size as u64 {
+            return Ok(None);
+        }
+        let bytes = self.repo.blob(blob)?;
+        let Ok(source) = normalize(&bytes, self.options.max_file_size) else {
+            return Ok(None);
+        };
+        self.stats.blobs_parsed += 1;
+        self.stats.bytes_parsed += source.text.len() as u64;
+        Ok(self
+            .extractor
+            .extract_facts(language, &source.text, None)
+            .facts)
+    }
+
     /// The text a patch expects for `path`: the blob its `index` line names,
     /// else the file in `base`, else in the index.
     fn pre_image(

@@ -5,6 +5,7 @@
 //! record). Nothing here prints to a terminal or knows about the store; the
 //! `diffidx` crate builds the CLI, the Kuzu store and the sync on top.
 
+pub mod codegraph;
 pub mod delta;
 pub mod differ;
 pub mod error;

@@ -408,6 +408,17 @@ impl Repo {
         }
     }
 
+    /// Every file of a commit's tree (`path`, `blob`), in path order.
+    pub fn tree_files(&self, commit: ObjectId) -> Result<Vec<FileSide>> {
+        let mut files: Vec<FileSide> = self
+            .tree_changes(None, commit, false)?
+            .into_iter()
+            .filter_map(|c| c.new)
+            .collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(files)
+    }
+
     /// The remote a partial clone fetches missing objects from, if this is one.
     pub fn promisor_remote(&self) -> Option<&str> {
         self.promisor.as_deref()

@@ -1,5 +1,6 @@
 //! C# (`.cs`): DESIGN.md §2.
 
+use super::refs::{Binding, GraphSpec, Qualifier, RefRole, ScopeRules};
 use super::{preproc, LanguageSpec, Name, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
@@ -98,4 +99,111 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         ),
     ],
     preprocess: Some(preproc::blank_directives),
+    graph: GraphSpec {
+        refs: &[
+            (
+                "invocation_expression",
+                RefRole::Call {
+                    function: "function",
+                    arguments: "arguments",
+                },
+            ),
+            (
+                "object_creation_expression",
+                RefRole::New {
+                    ty: "type",
+                    arguments: "arguments",
+                },
+            ),
+            (
+                "constructor_initializer",
+                RefRole::ConstructorChain {
+                    arguments: "argument_list",
+                },
+            ),
+            ("base_list", RefRole::Bases),
+            ("using_directive", RefRole::Using),
+        ],
+        paths: &[
+            (
+                "member_access_expression",
+                "expression",
+                "name",
+                Qualifier::PathOrValue,
+            ),
+            ("qualified_name", "qualifier", "name", Qualifier::Path),
+            ("alias_qualified_name", "alias", "name", Qualifier::Path),
+            (
+                "conditional_access_expression",
+                "condition",
+                "member_binding_expression",
+                Qualifier::Value,
+            ),
+            ("member_binding_expression", "", "name", Qualifier::Value),
+        ],
+        wrappers: &[
+            ("generic_name", None),
+            ("primary_constructor_base_type", Some("type")),
+        ],
+        this_words: &["this"],
+        base_words: &["base"],
+        literal_types: &[
+            ("integer_literal", "int"),
+            ("real_literal", "double"),
+            ("string_literal", "string"),
+            ("verbatim_string_literal", "string"),
+            ("raw_string_literal", "string"),
+            ("interpolated_string_expression", "string"),
+            ("boolean_literal", "bool"),
+            ("character_literal", "char"),
+        ],
+        type_parameters: &["type_parameters", "type_parameter_list"],
+        bindings: &[
+            ("parameter_list", Binding::Group),
+            (
+                "parameter",
+                Binding::Named {
+                    name: "name",
+                    ty: "type",
+                    value: None,
+                },
+            ),
+            (
+                "property_declaration",
+                Binding::Named {
+                    name: "name",
+                    ty: "type",
+                    value: None,
+                },
+            ),
+            (
+                "local_declaration_statement",
+                Binding::Declarators {
+                    inner: Some("variable_declaration"),
+                    declarator: "variable_declarator",
+                },
+            ),
+            (
+                "field_declaration",
+                Binding::Declarators {
+                    inner: Some("variable_declaration"),
+                    declarator: "variable_declarator",
+                },
+            ),
+            (
+                "variable_declaration",
+                Binding::Declarators {
+                    inner: None,
+                    declarator: "variable_declarator",
+                },
+            ),
+        ],
+        scope: ScopeRules {
+            files_are_modules: false,
+            root_word: None,
+            parent_word: None,
+            current_word: None,
+            members_inherit: true,
+        },
+    },
 };

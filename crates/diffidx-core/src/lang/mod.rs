@@ -13,6 +13,7 @@
 
 mod csharp;
 pub mod preproc;
+pub mod refs;
 mod rust;
 
 use std::collections::HashMap;
@@ -104,6 +105,8 @@ pub struct LanguageSpec {
     pub roles: &'static [(&'static str, Role)],
     /// Rewrites the source before parsing (the C# preprocessor pass).
     pub preprocess: Option<fn(&str) -> preproc::Preprocessed<'_>>,
+    /// What the code graph reads: calls, imports, bases.
+    pub graph: refs::GraphSpec,
 }
 
 /// What a node kind means to the walker.
@@ -200,6 +203,7 @@ struct KindTable {
     roles: Vec<Option<Role>>,
     comments: Vec<bool>,
     leading: Vec<bool>,
+    refs: Vec<Option<refs::RefRole>>,
 }
 
 impl KindTable {
@@ -222,6 +226,7 @@ impl KindTable {
             roles: vec![None; n],
             comments: vec![false; n],
             leading: vec![false; n],
+            refs: vec![None; n],
         };
         // A kind name may map to several ids (named and aliased variants).
         for id in 0..n as u16 {
@@ -233,6 +238,9 @@ impl KindTable {
             }
             if let Some((_, role)) = spec.roles.iter().find(|(k, _)| *k == kind) {
                 table.roles[id as usize] = Some(*role);
+            }
+            if let Some((_, role)) = spec.graph.refs.iter().find(|(k, _)| *k == kind) {
+                table.refs[id as usize] = Some(*role);
             }
             table.comments[id as usize] = spec.comment_kinds.contains(&kind);
             table.leading[id as usize] = spec.leading_kinds.contains(&kind);
@@ -271,7 +279,8 @@ impl Extractor {
 
     /// Parses normalized source text and extracts its symbols.
     pub fn extract(&mut self, language: Language, source: &str) -> FileSymbols {
-        self.extract_inner(language, source, None, false).symbols
+        self.extract_inner(language, source, None, Want::Symbols)
+            .symbols
     }
 
     /// Like [`Extractor::extract`], but reparses incrementally from an earlier
@@ -283,7 +292,19 @@ impl Extractor {
         source: &str,
         base: Option<(&ParseState, &str)>,
     ) -> Extracted {
-        self.extract_inner(language, source, base, false)
+        self.extract_inner(language, source, base, Want::Symbols)
+    }
+
+    /// Like [`Extractor::extract_incremental`], with the file's code-graph
+    /// facts (references and imports). Given the parse state of the same
+    /// text, the tree is reused as it is.
+    pub fn extract_facts(
+        &mut self,
+        language: Language,
+        source: &str,
+        base: Option<(&ParseState, &str)>,
+    ) -> Extracted {
+        self.extract_inner(language, source, base, Want::Facts)
     }
 
     /// Like [`Extractor::extract`], with each symbol's normalized text (for
@@ -293,7 +314,7 @@ impl Extractor {
         language: Language,
         source: &str,
     ) -> (FileSymbols, Vec<String>) {
-        let extracted = self.extract_inner(language, source, None, true);
+        let extracted = self.extract_inner(language, source, None, Want::Text);
         (extracted.symbols, extracted.texts)
     }
 
@@ -302,7 +323,7 @@ impl Extractor {
         language: Language,
         source: &str,
         base: Option<(&ParseState, &str)>,
-        with_text: bool,
+        want: Want,
     ) -> Extracted {
         let spec = language.spec();
         let pre = match spec.preprocess {
@@ -328,11 +349,12 @@ impl Extractor {
                     ..FileSymbols::default()
                 },
                 texts: Vec::new(),
+                facts: None,
                 state: None,
             };
         };
         let table = &self.tables[language.index()];
-        let (symbols, texts) = extract_from_tree(spec, table, &tree, source, &pre, with_text);
+        let (symbols, texts, facts) = extract_from_tree(spec, table, &tree, source, &pre, want);
         let state = ParseState {
             tree,
             blanked: match pre.parse_text {
@@ -343,9 +365,18 @@ impl Extractor {
         Extracted {
             symbols,
             texts,
+            facts,
             state: Some(state),
         }
     }
+}
+
+/// What an extraction computes beyond the symbols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Symbols,
+    Text,
+    Facts,
 }
 
 /// What an extraction produced.
@@ -353,6 +384,8 @@ pub struct Extracted {
     pub symbols: FileSymbols,
     /// Normalized texts, only when asked for.
     pub texts: Vec<String>,
+    /// Code-graph facts, only when asked for.
+    pub facts: Option<crate::codegraph::FileFacts>,
     /// The tree and parsed text, to reparse the next version incrementally.
     pub state: Option<ParseState>,
 }
@@ -410,8 +443,12 @@ fn extract_from_tree(
     tree: &Tree,
     source: &str,
     pre: &preproc::Preprocessed<'_>,
-    with_text: bool,
-) -> (FileSymbols, Vec<String>) {
+    want: Want,
+) -> (
+    FileSymbols,
+    Vec<String>,
+    Option<crate::codegraph::FileFacts>,
+) {
     let parse_text = pre.parse_text.as_ref();
     let root = tree.root_node();
     let mut walker = Walker {
@@ -424,7 +461,7 @@ fn extract_from_tree(
     };
     walker.walk(root);
     let tokens = collect_tokens(table, tree, parse_text, &pre.hidden_tokens);
-    let texts = if with_text {
+    let texts = if want == Want::Text {
         walker
             .raw
             .iter()
@@ -437,13 +474,45 @@ fn extract_from_tree(
     } else {
         Vec::new()
     };
+    let found = (want == Want::Facts).then(|| {
+        let mut refs = refs::RefWalker {
+            spec: &spec.graph,
+            roles: &table.refs,
+            text: parse_text,
+            refs: Vec::new(),
+            imports: Vec::new(),
+            typing_depth: std::cell::Cell::new(0),
+        };
+        refs.walk(tree);
+        let ranges: Vec<Range<usize>> = walker.raw.iter().map(|r| r.bytes.clone()).collect();
+        let lines: Vec<(u32, u32)> = walker
+            .raw
+            .iter()
+            .map(|r| (r.start_line, r.end_line))
+            .collect();
+        let mut imports = refs.imports;
+        refs::assign_import_owners(&mut imports, &lines);
+        (refs::assign_owners(refs.refs, &ranges), imports)
+    });
+    let arities: Vec<u8> = walker.raw.iter().map(|r| r.arity).collect();
     let symbols = FileSymbols {
         symbols: finish(walker.raw, &tokens, source),
         has_parse_errors: root.has_error(),
         too_deep: walker.too_deep,
         name_too_long: walker.name_too_long,
     };
-    (symbols, texts)
+    let facts = found.map(|(refs, imports)| {
+        let mut defs = crate::codegraph::facts::Def::of_symbols(&symbols);
+        for (def, arity) in defs.iter_mut().zip(arities) {
+            def.arity = arity;
+        }
+        crate::codegraph::FileFacts {
+            defs,
+            imports,
+            refs,
+        }
+    });
+    (symbols, texts, facts)
 }
 
 /// A symbol as the walker finds it, before keys are made unique and text hashed.
@@ -459,6 +528,8 @@ struct RawSymbol {
     excluded: Vec<Range<usize>>,
     start_line: u32,
     end_line: u32,
+    /// How many type parameters it declares (`Foo<T>`: 1).
+    arity: u8,
 }
 
 #[derive(Clone, Default)]
@@ -653,6 +724,7 @@ impl<'a> Walker<'a> {
             excluded: Vec::new(),
             start_line: start.start_position().row as u32 + 1,
             end_line: end_line(end),
+            arity: self.arity(node),
         });
         let body = body.map(|body| {
             let inner = Scope {
@@ -718,8 +790,26 @@ impl<'a> Walker<'a> {
                 excluded,
                 start_line: node.start_position().row as u32 + 1,
                 end_line: end_line(node),
+                arity: 0,
             });
         }
+    }
+
+    /// How many type parameters a declaration has (by the table's kinds of
+    /// type-parameter lists, as a field or a child).
+    fn arity(&self, node: Node<'_>) -> u8 {
+        let lists = self.spec.graph.type_parameters;
+        let list = lists
+            .iter()
+            .find_map(|f| node.child_by_field_name(f))
+            .or_else(|| {
+                let mut cursor = node.walk();
+                let found = node
+                    .named_children(&mut cursor)
+                    .find(|c| lists.contains(&c.kind()));
+                found
+            });
+        list.map_or(0, |l| l.named_child_count().min(u8::MAX as usize) as u8)
     }
 
     /// The first of the leading siblings (attributes) directly above `node`.

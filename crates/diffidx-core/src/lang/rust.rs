@@ -1,5 +1,6 @@
 //! Rust (`.rs`): DESIGN.md §2.
 
+use super::refs::{Binding, GraphSpec, Qualifier, RefRole, ScopeRules};
 use super::{LanguageSpec, Name, Role, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
@@ -65,4 +66,94 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         ("macro_definition", leaf(K::Macro)),
     ],
     preprocess: None,
+    graph: GraphSpec {
+        refs: &[
+            (
+                "call_expression",
+                RefRole::Call {
+                    function: "function",
+                    arguments: "arguments",
+                },
+            ),
+            (
+                "macro_invocation",
+                RefRole::Macro {
+                    name: "macro",
+                    scan: true,
+                },
+            ),
+            (
+                "impl_item",
+                RefRole::ImplTrait {
+                    tr: "trait",
+                    ty: "type",
+                },
+            ),
+            ("trait_item", RefRole::BasesIn { field: "bounds" }),
+            (
+                "use_declaration",
+                RefRole::Use {
+                    argument: "argument",
+                },
+            ),
+            (
+                "mod_item",
+                RefRole::ModuleFile {
+                    name: "name",
+                    body: "body",
+                },
+            ),
+            (
+                "extern_crate_declaration",
+                RefRole::ExternCrate { name: "name" },
+            ),
+        ],
+        paths: &[
+            ("scoped_identifier", "path", "name", Qualifier::Path),
+            ("scoped_type_identifier", "path", "name", Qualifier::Path),
+            ("field_expression", "value", "field", Qualifier::Value),
+        ],
+        wrappers: &[
+            ("generic_function", Some("function")),
+            ("generic_type", Some("type")),
+            ("generic_type_with_turbofish", Some("type")),
+        ],
+        this_words: &["self", "Self"],
+        base_words: &[],
+        literal_types: &[
+            ("integer_literal", "i32"),
+            ("float_literal", "f64"),
+            ("string_literal", "&str"),
+            ("raw_string_literal", "&str"),
+            ("boolean_literal", "bool"),
+            ("char_literal", "char"),
+        ],
+        type_parameters: &["type_parameters"],
+        bindings: &[
+            ("parameters", Binding::Group),
+            (
+                "parameter",
+                Binding::Named {
+                    name: "pattern",
+                    ty: "type",
+                    value: None,
+                },
+            ),
+            (
+                "let_declaration",
+                Binding::Named {
+                    name: "pattern",
+                    ty: "type",
+                    value: Some("value"),
+                },
+            ),
+        ],
+        scope: ScopeRules {
+            files_are_modules: true,
+            root_word: Some("crate"),
+            parent_word: Some("super"),
+            current_word: Some("self"),
+            members_inherit: false,
+        },
+    },
 };

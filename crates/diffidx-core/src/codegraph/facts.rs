@@ -1,0 +1,208 @@
+//! What one file version says about the code graph, before resolution: its
+//! declarations, what it imports, and every name it calls, constructs or
+//! derives from. Facts depend on the blob alone (not on its path or on other
+//! files), so they are computed once per blob and kept with the graph; the
+//! resolver turns the facts of all files into edges.
+
+use serde::{Deserialize, Serialize};
+
+use crate::symbol::{FileSymbols, SymbolKind};
+
+/// The facts of one file version.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileFacts {
+    #[serde(rename = "d")]
+    pub defs: Vec<Def>,
+    #[serde(rename = "i", default, skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<Import>,
+    #[serde(rename = "r", default, skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<Reference>,
+}
+
+/// A declaration, as in [`FileSymbols`] (same order, same names).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Def {
+    #[serde(rename = "q")]
+    pub qualname: String,
+    #[serde(rename = "n")]
+    pub name: String,
+    #[serde(rename = "k")]
+    pub kind: SymbolKind,
+    #[serde(rename = "s", default, skip_serializing_if = "String::is_empty")]
+    pub sig: String,
+    /// Index of the enclosing declaration in this file.
+    #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
+    #[serde(rename = "l")]
+    pub lines: (u32, u32),
+    #[serde(rename = "h")]
+    pub content_hash: String,
+    /// How many type parameters it declares (`Foo<T>`: 1).
+    #[serde(rename = "g", default, skip_serializing_if = "is_zero")]
+    pub arity: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+impl Def {
+    pub fn of_symbols(symbols: &FileSymbols) -> Vec<Def> {
+        symbols
+            .symbols
+            .iter()
+            .map(|s| Def {
+                qualname: s.qualname.clone(),
+                name: s.name.clone(),
+                kind: s.kind,
+                sig: s.sig.clone(),
+                parent: s.parent.map(|p| p as u32),
+                lines: (s.start_line, s.end_line),
+                content_hash: s.content_hash.to_hex(),
+                arity: 0,
+            })
+            .collect()
+    }
+}
+
+/// An import: C# `using`, Rust `use`, `mod x;`, `extern crate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    #[serde(rename = "k")]
+    pub kind: ImportKind,
+    /// The imported path, by segment, as written (`System`, `Linq`;
+    /// `crate`, `store`, `Store`).
+    #[serde(rename = "p")]
+    pub path: Vec<String>,
+    /// The local name it is known by when that differs from the last
+    /// segment (`using A = X.Y;`, `use x as y;`).
+    #[serde(rename = "a", default, skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+    #[serde(rename = "l")]
+    pub line: u32,
+    /// The declaration it is written in (a Rust inline module, a C#
+    /// namespace), if any: where it applies.
+    #[serde(rename = "o", default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportKind {
+    /// `using X.Y;`: the namespace's types become visible.
+    Using,
+    /// `global using X.Y;`: the same, in every file of the project.
+    GlobalUsing,
+    /// `using static X.Y;`: the type's members become visible.
+    UsingStatic,
+    /// `using A = X.Y;`, `use a::b;`, `use a::b as c;`: one name.
+    Name,
+    /// `use a::b::*;`: every item of a module.
+    Glob,
+    /// `mod x;`: a module in another file.
+    Module,
+    /// `extern crate x;`
+    ExternCrate,
+}
+
+impl ImportKind {
+    pub const ALL: [ImportKind; 7] = [
+        ImportKind::Using,
+        ImportKind::GlobalUsing,
+        ImportKind::UsingStatic,
+        ImportKind::Name,
+        ImportKind::Glob,
+        ImportKind::Module,
+        ImportKind::ExternCrate,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImportKind::Using => "using",
+            ImportKind::GlobalUsing => "global_using",
+            ImportKind::UsingStatic => "using_static",
+            ImportKind::Name => "name",
+            ImportKind::Glob => "glob",
+            ImportKind::Module => "module",
+            ImportKind::ExternCrate => "extern_crate",
+        }
+    }
+}
+
+/// A use of a name inside a declaration: a call, a constructor call, a
+/// macro invocation or a base type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reference {
+    #[serde(rename = "k")]
+    pub kind: RefKind,
+    /// The declaration it occurs in (index in this file), if any.
+    #[serde(rename = "o", default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<u32>,
+    /// For a Rust `impl Trait for Type`: the type, by name (the impl block
+    /// is not a declaration of its own).
+    #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
+    pub owner_type: Option<String>,
+    #[serde(rename = "v", default, skip_serializing_if = "Receiver::is_bare")]
+    pub receiver: Receiver,
+    /// The qualifier's segments, for [`Receiver::Path`] and [`Receiver::PathOrValue`].
+    #[serde(rename = "q", default, skip_serializing_if = "Vec::is_empty")]
+    pub qualifier: Vec<String>,
+    #[serde(rename = "n")]
+    pub name: String,
+    /// How many type arguments the name is written with (`new Foo<int>()`: 1).
+    #[serde(rename = "g", default, skip_serializing_if = "is_zero")]
+    pub type_args: u8,
+    /// The argument count, when the call site shows it.
+    #[serde(rename = "a", default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<u32>,
+    /// The argument types visible at the call site (literals, `new T()`),
+    /// empty strings where not visible.
+    #[serde(rename = "y", default, skip_serializing_if = "Vec::is_empty")]
+    pub arg_types: Vec<String>,
+    #[serde(rename = "l")]
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    /// A method or function call.
+    Call,
+    /// A constructor call (`new T(...)`, `: base(...)`).
+    New,
+    /// A macro invocation.
+    Macro,
+    /// A base type: a class or interface in a C# base list, a supertrait.
+    Base,
+    /// `impl Trait for Type`.
+    Implements,
+}
+
+/// What a call is made on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Receiver {
+    /// Nothing: `Foo()`.
+    #[default]
+    Bare,
+    /// The current instance or type: `this.Foo()`, `self.foo()`, `Self::foo()`.
+    This,
+    /// The base class: `base.Foo()`, `: base(...)`.
+    Base,
+    /// A path of types, namespaces or modules: `a::b::foo()`.
+    Path,
+    /// A dotted name that is a type or a value, which syntax cannot tell
+    /// apart: C# `Helper.Do()`.
+    PathOrValue,
+    /// A variable whose declaration shows its type (a parameter, a local,
+    /// a field): the qualifier is that type.
+    Typed,
+    /// A value of a type the call site does not show: `x.foo()`, `a().b()`.
+    Value,
+}
+
+impl Receiver {
+    fn is_bare(&self) -> bool {
+        *self == Receiver::Bare
+    }
+}

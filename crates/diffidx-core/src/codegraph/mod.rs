@@ -1,0 +1,172 @@
+//! The code graph at one commit: directories contain files, files contain
+//! declarations, declarations contain members; files import namespaces,
+//! modules and files; declarations call, inherit and implement others.
+//!
+//! It is built from per-file [`FileFacts`] (computed once per blob by the
+//! language tables) and kept current by re-deriving only what a change can
+//! alter: the changed files, and the files whose references mention a name
+//! whose declarations changed ([`affected`]). A from-scratch build and any
+//! sequence of updates give the same edges; the store holds the result.
+
+pub mod facts;
+pub mod resolve;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+pub use facts::{Def, FileFacts, Import, ImportKind, Receiver, RefKind, Reference};
+pub use resolve::{
+    rust_module, DefIndex, Edge, EdgeKind, FileEdges, ImportEdge, ImportTarget, Resolution,
+    SourceFile, MAX_CANDIDATES,
+};
+
+/// Bumped whenever facts or resolution change meaning: a graph built with
+/// another version is rebuilt from the tree.
+pub const GRAPH_VERSION: &str = "3";
+
+/// The files whose edges must be derived again after the files in
+/// `changed` went from `old` to `new` (both maps hold every file; a path
+/// missing from one was added or removed).
+pub fn affected(
+    old: &BTreeMap<String, SourceFile>,
+    new: &BTreeMap<String, SourceFile>,
+    changed: &BTreeSet<String>,
+) -> BTreeSet<String> {
+    let versions = |path: &String| [old.get(path), new.get(path)].into_iter().flatten();
+    // A `global using` changes the scope of every file of its language.
+    let global = changed.iter().flat_map(versions).any(|f| {
+        f.facts
+            .imports
+            .iter()
+            .any(|i| i.kind == ImportKind::GlobalUsing)
+    });
+    if global {
+        return new.keys().cloned().collect();
+    }
+    let mut names: HashSet<String> = HashSet::new();
+    for path in changed {
+        let side = |f: Option<&SourceFile>| -> BTreeSet<(String, String)> {
+            f.map(|f| declared(path, &f.facts)).unwrap_or_default()
+        };
+        let (before, after) = (side(old.get(path)), side(new.get(path)));
+        for (name, _) in before.symmetric_difference(&after) {
+            names.insert(name.clone());
+        }
+        if old.contains_key(path) != new.contains_key(path) {
+            // A file that comes or goes is a module `mod x;` may name.
+            let stem = path.rsplit('/').next().unwrap_or(path);
+            let stem = stem.split('.').next().unwrap_or(stem);
+            names.insert(stem.to_owned());
+            if let Some(dir) = path.rsplit('/').nth(1) {
+                names.insert(dir.to_owned());
+            }
+        }
+    }
+    // Members are looked up through base types: a type whose bases (or
+    // whose bases' members) changed changes what its subtypes see.
+    loop {
+        let before = names.len();
+        for file in new.values() {
+            for r in &file.facts.refs {
+                if !matches!(r.kind, RefKind::Base | RefKind::Implements)
+                    || !names.contains(&r.name)
+                {
+                    continue;
+                }
+                if let Some(owner) = r.owner.and_then(|o| file.facts.defs.get(o as usize)) {
+                    names.insert(owner.name.clone());
+                }
+                if let Some(t) = &r.owner_type {
+                    names.insert(t.clone());
+                }
+            }
+        }
+        if names.len() == before {
+            break;
+        }
+    }
+    let mut out: BTreeSet<String> = changed
+        .iter()
+        .filter(|p| new.contains_key(*p))
+        .cloned()
+        .collect();
+    for (path, file) in new {
+        if !out.contains(path) && mentions(&file.facts, &names) {
+            out.insert(path.clone());
+        }
+    }
+    out
+}
+
+/// What a file declares, as (own name, identity): a declaration whose
+/// identity or base list changes changes what its name resolves to.
+fn declared(path: &str, facts: &FileFacts) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for (i, d) in facts.defs.iter().enumerate() {
+        let parent = d
+            .parent
+            .and_then(|p| facts.defs.get(p as usize))
+            .map_or("", |p| p.qualname.as_str());
+        let bases: Vec<&str> = facts
+            .refs
+            .iter()
+            .filter(|r| r.kind == RefKind::Base && r.owner == Some(i as u32))
+            .map(|r| r.name.as_str())
+            .collect();
+        out.insert((
+            d.name.clone(),
+            format!(
+                "{path}\0{}\0{}\0{}\0{parent}\0{}",
+                d.kind.as_str(),
+                d.qualname,
+                d.sig,
+                bases.join(",")
+            ),
+        ));
+    }
+    for r in facts.refs.iter().filter(|r| r.kind == RefKind::Implements) {
+        if let Some(t) = &r.owner_type {
+            out.insert((t.clone(), format!("{path}\0impl\0{t}\0{}", r.name)));
+        }
+    }
+    out
+}
+
+fn mentions(facts: &FileFacts, names: &HashSet<String>) -> bool {
+    if names.is_empty() {
+        return false;
+    }
+    let refs = facts.refs.iter().any(|r| {
+        names.contains(&r.name)
+            || r.qualifier.iter().any(|q| names.contains(q))
+            || r.owner_type.as_ref().is_some_and(|t| names.contains(t))
+    });
+    refs || facts.imports.iter().any(|i| {
+        i.path.iter().any(|p| names.contains(p))
+            || i.alias.as_ref().is_some_and(|a| names.contains(a))
+    })
+}
+
+/// The directories of a set of file paths, each with its parent (`""` is
+/// the root): what `CONTAINS` links between directories and to files.
+pub fn directories<'a>(paths: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for path in paths {
+        let mut dir = path;
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            let grand = parent.rsplit_once('/').map_or("", |(g, _)| g);
+            if out.insert(parent.to_owned(), grand.to_owned()).is_some() {
+                break;
+            }
+            dir = parent;
+        }
+    }
+    out
+}
+
+/// The directory a file is in (`""` for the root).
+pub fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1392 @@
+//! Name resolution: from the references of one file to edges between
+//! declarations, using the declarations of every file.
+//!
+//! Static analysis of names cannot know everything (dynamic dispatch,
+//! reflection, receivers whose type the call site does not show), so every
+//! edge says how it was found ([`Resolution`]) and a reference that matches
+//! nothing in the repository is counted on its caller, never invented.
+//!
+//! The lookup order, per reference: the current type (`this`, `self`,
+//! `Self`), then the scope (enclosing types and their bases, the namespace
+//! or module, what the file imports), then the qualifier's path, then a
+//! match by name across the repository. Languages differ only in data
+//! (`lang::refs::ScopeRules`).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::facts::{FileFacts, ImportKind, Receiver, RefKind, Reference};
+use crate::lang::Language;
+use crate::qualname::split_twin;
+use crate::symbol::{symbol_id, SymbolKind};
+
+/// More candidates than this and a name match says nothing: the reference
+/// is counted as unresolved instead of linked to each.
+pub const MAX_CANDIDATES: usize = 8;
+
+/// How many imports a path is followed through.
+const MAX_ALIASES: u8 = 8;
+
+/// How an edge was found, most certain first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolution {
+    /// The call site names the target completely: `this.X()`, `Self::x()`,
+    /// `crate::a::b()`, a fully qualified type.
+    Exact,
+    /// Found by the language's scope rules: the enclosing types and their
+    /// bases, the namespace or module, the file's imports.
+    Scoped,
+    /// The only declaration of that name (and arity) in the repository.
+    UniqueName,
+    /// One of several declarations of that name (`candidates` of them).
+    Ambiguous,
+}
+
+impl Resolution {
+    pub const ALL: [Resolution; 4] = [
+        Resolution::Exact,
+        Resolution::Scoped,
+        Resolution::UniqueName,
+        Resolution::Ambiguous,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resolution::Exact => "exact",
+            Resolution::Scoped => "scoped",
+            Resolution::UniqueName => "unique_name",
+            Resolution::Ambiguous => "ambiguous",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Resolution> {
+        Resolution::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+/// One file of the tree the graph is built from.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub language: Language,
+    pub facts: Arc<FileFacts>,
+}
+
+/// A declaration: (file position in the index, position in its file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DefRef {
+    file: u32,
+    def: u32,
+}
+
+struct DefInfo {
+    id: String,
+    /// The container's full path (modules, namespaces, types), joined.
+    container: String,
+    /// The full path of the declaration itself, joined.
+    full: String,
+    /// The qualname's segments (no module), joined: what a `Type::name`
+    /// qualifier matches for methods of impls in other modules.
+    qual: String,
+}
+
+/// Joins path segments into a lookup key.
+fn key(segments: &[String]) -> String {
+    segments.join("\u{1}")
+}
+
+fn key_ends_with(full: &str, suffix: &str) -> bool {
+    full == suffix
+        || (full.len() > suffix.len()
+            && full.ends_with(suffix)
+            && full.as_bytes()[full.len() - suffix.len() - 1] == 1)
+}
+
+/// Every declaration of a tree, indexed for lookups.
+pub struct DefIndex<'a> {
+    paths: Vec<&'a str>,
+    files: Vec<&'a SourceFile>,
+    by_path: HashMap<&'a str, u32>,
+    infos: Vec<Vec<DefInfo>>,
+    by_name: HashMap<&'a str, Vec<DefRef>>,
+    by_full: HashMap<String, Vec<DefRef>>,
+    /// Per file: its module path (Rust) or empty.
+    modules: Vec<Vec<String>>,
+    /// Crate names of the repository (Rust path roots it owns).
+    crates: HashSet<String>,
+    /// Every module path (Rust: files and inline modules), joined.
+    module_paths: HashSet<String>,
+    /// `global using` namespaces, per language.
+    global_usings: HashMap<Language, Vec<Vec<String>>>,
+    /// Resolved base types of each type-like declaration.
+    bases: HashMap<DefRef, Vec<DefRef>>,
+    /// The scope of each (file, declaration) asked about: references in
+    /// one declaration share it.
+    scopes: std::cell::RefCell<HashMap<ScopeKey, std::rc::Rc<Scope>>>,
+}
+
+fn is_type_like(kind: SymbolKind) -> bool {
+    matches!(
+        kind,
+        SymbolKind::Class
+            | SymbolKind::Struct
+            | SymbolKind::Interface
+            | SymbolKind::Record
+            | SymbolKind::Enum
+            | SymbolKind::Union
+            | SymbolKind::Trait
+            | SymbolKind::Type
+            | SymbolKind::Delegate
+    )
+}
+
+fn is_callable(kind: SymbolKind) -> bool {
+    matches!(
+        kind,
+        SymbolKind::Method
+            | SymbolKind::Function
+            | SymbolKind::Constructor
+            | SymbolKind::Delegate
+            | SymbolKind::Operator
+    )
+}
+
+fn is_interface(kind: SymbolKind) -> bool {
+    matches!(kind, SymbolKind::Interface | SymbolKind::Trait)
+}
+
+/// The crate and module of a Rust file, from its path: `crates/my-lib/src/a/b.rs`
+/// → `my_lib`, `a::b`; `lib.rs`, `main.rs` and `mod.rs` name their directory.
+/// Integration tests, benches and examples (`tests/x.rs`, `tests/common/mod.rs`)
+/// are taken as one crate per directory (`tests`, `my_lib_tests` under
+/// `crates/my-lib/`), each top-level file a root.
+pub fn rust_module(path: &str) -> Vec<String> {
+    let parts: Vec<&str> = path.split('/').collect();
+    let dirs = &parts[..parts.len().saturating_sub(1)];
+    // `src` first: a `tests` module directory inside it is no test crate.
+    let root = dirs.iter().rposition(|p| *p == "src").or_else(|| {
+        dirs.iter()
+            .rposition(|p| matches!(*p, "tests" | "benches" | "examples"))
+    });
+    let (krate, rest) = match root {
+        Some(i) => {
+            let parent = i.checked_sub(1).map(|p| parts[p]);
+            let krate = match (parts[i], parent) {
+                ("src", Some(dir)) => dir.to_owned(),
+                ("src", None) => "crate".to_owned(),
+                (kind, Some(dir)) => format!("{dir}_{kind}"),
+                (kind, None) => kind.to_owned(),
+            };
+            (krate, &parts[i + 1..])
+        }
+        // build.rs and other loose files: each is a crate root.
+        None => (path.trim_end_matches(".rs").to_owned(), &[][..]),
+    };
+    let mut module = vec![krate.replace('-', "_")];
+    for (i, part) in rest.iter().enumerate() {
+        let last = i + 1 == rest.len();
+        let part = if last {
+            part.trim_end_matches(".rs")
+        } else {
+            part
+        };
+        if last
+            && (matches!(part, "lib" | "main" | "mod")
+                || (rest.len() == 1 && root.is_some_and(|r| parts[r] != "src")))
+        {
+            continue;
+        }
+        if i == 0 && part == "bin" && rest.len() > 1 {
+            continue;
+        }
+        module.push(part.to_owned());
+    }
+    module
+}
+
+impl<'a> DefIndex<'a> {
+    pub fn new(files: &'a BTreeMap<String, SourceFile>) -> DefIndex<'a> {
+        let mut index = DefIndex {
+            paths: Vec::with_capacity(files.len()),
+            files: Vec::with_capacity(files.len()),
+            by_path: HashMap::with_capacity(files.len()),
+            infos: Vec::with_capacity(files.len()),
+            by_name: HashMap::new(),
+            by_full: HashMap::new(),
+            modules: Vec::with_capacity(files.len()),
+            crates: HashSet::new(),
+            module_paths: HashSet::new(),
+            global_usings: HashMap::new(),
+            bases: HashMap::new(),
+            scopes: std::cell::RefCell::new(HashMap::new()),
+        };
+        for (f, (path, file)) in files.iter().enumerate() {
+            let rules = &file.language.spec().graph.scope;
+            let module = if rules.files_are_modules {
+                let m = rust_module(path);
+                index.crates.insert(m[0].clone());
+                for n in 1..=m.len() {
+                    index.module_paths.insert(key(&m[..n]));
+                }
+                m
+            } else {
+                Vec::new()
+            };
+            let sep = file.language.spec().separator;
+            let mut infos: Vec<DefInfo> = Vec::with_capacity(file.facts.defs.len());
+            let mut full_paths: Vec<Vec<String>> = Vec::with_capacity(file.facts.defs.len());
+            let mut qual_paths: Vec<Vec<String>> = Vec::with_capacity(file.facts.defs.len());
+            for (d, def) in file.facts.defs.iter().enumerate() {
+                let own: Vec<String> = if def.kind == SymbolKind::Namespace {
+                    def.name.split(sep).map(str::to_owned).collect()
+                } else {
+                    vec![def.name.clone()]
+                };
+                let qual = match def.parent.and_then(|p| qual_paths.get(p as usize)) {
+                    Some(parent) => parent.clone(),
+                    None => {
+                        // An impl member whose type is elsewhere: `Type::name`.
+                        let (base, _) = split_twin(&def.qualname);
+                        let prefix = base
+                            .strip_suffix(def.name.as_str())
+                            .and_then(|p| p.strip_suffix(sep))
+                            .unwrap_or("");
+                        prefix
+                            .split(sep)
+                            .filter(|s| !s.is_empty())
+                            .map(str::to_owned)
+                            .collect()
+                    }
+                };
+                let container_full: Vec<String> =
+                    module.iter().cloned().chain(qual.iter().cloned()).collect();
+                let mut full = container_full.clone();
+                full.extend(own.iter().cloned());
+                let mut qual_own = qual.clone();
+                qual_own.extend(own);
+                let r = DefRef {
+                    file: f as u32,
+                    def: d as u32,
+                };
+                if def.kind == SymbolKind::Module {
+                    index.module_paths.insert(key(&full));
+                }
+                index.by_name.entry(def.name.as_str()).or_default().push(r);
+                index.by_full.entry(key(&full)).or_default().push(r);
+                infos.push(DefInfo {
+                    id: symbol_id(path, def.kind, &def.qualname, &def.sig),
+                    container: key(&container_full),
+                    full: key(&full),
+                    qual: key(&qual_own),
+                });
+                full_paths.push(full);
+                qual_paths.push(qual_own);
+            }
+            for import in &file.facts.imports {
+                if import.kind == ImportKind::GlobalUsing {
+                    index
+                        .global_usings
+                        .entry(file.language)
+                        .or_default()
+                        .push(import.path.clone());
+                }
+            }
+            index.by_path.insert(path.as_str(), f as u32);
+            index.paths.push(path.as_str());
+            index.files.push(file);
+            index.infos.push(infos);
+            index.modules.push(module);
+        }
+        index.link_bases();
+        index
+    }
+
+    fn def(&self, r: DefRef) -> &'a super::facts::Def {
+        &self.files[r.file as usize].facts.defs[r.def as usize]
+    }
+
+    fn info(&self, r: DefRef) -> &DefInfo {
+        &self.infos[r.file as usize][r.def as usize]
+    }
+
+    /// The id of a declaration (what the notes and the store call it).
+    pub fn id(&self, r: DefRef) -> &str {
+        &self.info(r).id
+    }
+
+    pub fn path(&self, r: DefRef) -> &'a str {
+        self.paths[r.file as usize]
+    }
+
+    /// Resolves every base reference once: member lookups walk these.
+    fn link_bases(&mut self) {
+        let mut bases: HashMap<DefRef, Vec<DefRef>> = HashMap::new();
+        for f in 0..self.files.len() {
+            for reference in &self.files[f].facts.refs {
+                if !matches!(reference.kind, RefKind::Base | RefKind::Implements) {
+                    continue;
+                }
+                let found = self.resolve_reference(f as u32, reference);
+                for (from, to, _, _) in found.edges {
+                    bases.entry(from).or_default().push(to);
+                }
+            }
+        }
+        self.bases = bases;
+        // Scopes seen while linking lacked the bases.
+        self.scopes.borrow_mut().clear();
+    }
+
+    /// The type a declaration belongs to (itself, for a type).
+    fn enclosing_type(&self, r: DefRef) -> Option<DefRef> {
+        let mut current = Some(r);
+        while let Some(c) = current {
+            if is_type_like(self.def(c).kind) && self.def(c).kind != SymbolKind::Delegate {
+                return Some(c);
+            }
+            current = self.def(c).parent.map(|p| DefRef {
+                file: c.file,
+                def: p,
+            });
+        }
+        None
+    }
+
+    /// Types named like the qualname prefix of an impl member declared
+    /// away from its type (`Type::name` in another file).
+    fn impl_types(&self, r: DefRef) -> Vec<DefRef> {
+        let def = self.def(r);
+        if def.parent.is_some() {
+            return Vec::new();
+        }
+        let info = self.info(r);
+        let Some((type_qual, _)) = info.qual.rsplit_once('\u{1}') else {
+            return Vec::new();
+        };
+        let name = type_qual.rsplit('\u{1}').next().unwrap_or(type_qual);
+        let same_crate = |c: &DefRef| {
+            self.modules[c.file as usize].first() == self.modules[r.file as usize].first()
+        };
+        self.by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|c| is_type_like(self.def(*c).kind) && same_crate(c))
+            .filter(|c| key_ends_with(&self.info(*c).qual, type_qual))
+            .collect()
+    }
+
+    /// The types whose members `this`/`self` sees from `owner`: its type
+    /// (or, for an impl member, the type it is declared for).
+    fn own_types(&self, owner: Option<DefRef>) -> Vec<DefRef> {
+        let Some(owner) = owner else {
+            return Vec::new();
+        };
+        match self.enclosing_type(owner) {
+            Some(t) => vec![t],
+            None => self.impl_types(owner),
+        }
+    }
+
+    /// Base types, transitively, nearest first (cycles stop).
+    fn all_bases(&self, types: &[DefRef]) -> Vec<DefRef> {
+        let mut seen: HashSet<DefRef> = types.iter().copied().collect();
+        let mut out = Vec::new();
+        let mut frontier: Vec<DefRef> = types.to_vec();
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for t in frontier {
+                for b in self.bases.get(&t).into_iter().flatten() {
+                    if seen.insert(*b) {
+                        out.push(*b);
+                        next.push(*b);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        out
+    }
+
+    fn members(
+        &self,
+        containers: &[DefRef],
+        name: &str,
+        wanted: &dyn Fn(SymbolKind) -> bool,
+    ) -> Vec<DefRef> {
+        let keys: HashSet<&str> = containers
+            .iter()
+            .map(|c| self.info(*c).full.as_str())
+            .collect();
+        let quals: HashSet<&str> = containers
+            .iter()
+            .map(|c| self.info(*c).qual.as_str())
+            .collect();
+        let crates: HashSet<Option<&String>> = containers
+            .iter()
+            .map(|c| self.modules[c.file as usize].first())
+            .collect();
+        self.by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|m| wanted(self.def(*m).kind))
+            .filter(|m| {
+                let info = self.info(*m);
+                keys.contains(info.container.as_str())
+                    // Rust: an impl in another module of the same crate.
+                    || (self.def(*m).parent.is_none()
+                        && crates.contains(&self.modules[m.file as usize].first())
+                        && info
+                            .qual
+                            .rsplit_once('\u{1}')
+                            .is_some_and(|(q, _)| quals.contains(q)))
+            })
+            .collect()
+    }
+
+    /// Resolves the references of one file: its edges, and how many
+    /// references of each declaration matched nothing.
+    pub fn resolve_file(&self, path: &str) -> FileEdges {
+        let mut out = FileEdges::default();
+        let Some(&f) = self.by_path.get(path) else {
+            return out;
+        };
+        let file = self.files[f as usize];
+        for reference in &file.facts.refs {
+            let owner_id = reference
+                .owner
+                .map(|d| self.id(DefRef { file: f, def: d }).to_owned());
+            let found = self.resolve_reference(f, reference);
+            if found.edges.is_empty() {
+                if let Some(id) = owner_id {
+                    *out.unresolved.entry(id).or_default() += 1;
+                }
+                continue;
+            }
+            for &(from, to, resolution, candidates) in &found.edges {
+                let edge = Edge {
+                    kind: found.kind(self.def(from).kind, self.def(to).kind),
+                    from: self.id(from).to_owned(),
+                    to: self.id(to).to_owned(),
+                    resolution,
+                    candidates,
+                    line: reference.line,
+                    sites: 1,
+                };
+                out.add(edge);
+            }
+        }
+        out.imports = self.imports(f);
+        out
+    }
+
+    fn imports(&self, f: u32) -> Vec<ImportEdge> {
+        let file = self.files[f as usize];
+        let spec = file.language.spec();
+        let path = self.paths[f as usize];
+        let mut out = Vec::new();
+        for import in &file.facts.imports {
+            let target = match import.kind {
+                ImportKind::Module => {
+                    let dir = match path.rsplit_once('/') {
+                        Some((dir, "lib.rs" | "main.rs" | "mod.rs")) => dir.to_owned(),
+                        Some((dir, file)) => format!("{dir}/{}", file.trim_end_matches(".rs")),
+                        None if matches!(path, "lib.rs" | "main.rs" | "mod.rs") => String::new(),
+                        None => path.trim_end_matches(".rs").to_owned(),
+                    };
+                    let name = &import.path[0];
+                    let join = |p: String| {
+                        if dir.is_empty() {
+                            p
+                        } else {
+                            format!("{dir}/{p}")
+                        }
+                    };
+                    let candidates = [join(format!("{name}.rs")), join(format!("{name}/mod.rs"))];
+                    match candidates
+                        .into_iter()
+                        .find(|c| self.by_path.contains_key(c.as_str()))
+                    {
+                        Some(file) => ImportTarget::File(file),
+                        None => continue,
+                    }
+                }
+                _ => {
+                    let ctx = self.module_of(f, import.owner);
+                    let expanded = self.expand(f, ctx, &import.path);
+                    ImportTarget::Module(expanded.join(spec.separator))
+                }
+            };
+            out.push(ImportEdge {
+                target,
+                kind: import.kind,
+                alias: import.alias.clone(),
+                line: import.line,
+            });
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The inline module (Rust) a declaration of file `f` is in, if any.
+    fn module_of(&self, f: u32, def: Option<u32>) -> Option<u32> {
+        let defs = &self.files[f as usize].facts.defs;
+        let mut current = def;
+        while let Some(d) = current {
+            let def = defs.get(d as usize)?;
+            if def.kind == SymbolKind::Module {
+                return Some(d);
+            }
+            current = def.parent;
+        }
+        None
+    }
+
+    /// The module path a context (an inline module, else the file) names.
+    fn module_path(&self, f: u32, ctx: Option<u32>) -> Vec<String> {
+        match ctx.and_then(|d| self.infos[f as usize].get(d as usize)) {
+            Some(info) => info.full.split('\u{1}').map(str::to_owned).collect(),
+            None => self.modules[f as usize].clone(),
+        }
+    }
+
+    /// The imports that apply in a context: in Rust those of the same
+    /// module (an inline module does not see its file's `use`s); elsewhere
+    /// every import of the file.
+    fn imports_in(
+        &self,
+        f: u32,
+        ctx: Option<u32>,
+    ) -> impl Iterator<Item = &'a super::facts::Import> + '_ {
+        let file = self.files[f as usize];
+        let per_module = file.language.spec().graph.scope.files_are_modules;
+        file.facts
+            .imports
+            .iter()
+            .filter(move |i| !per_module || self.module_of(f, i.owner) == ctx)
+    }
+
+    /// A path as the file sees it from context `ctx` (see
+    /// [`DefIndex::module_of`]): `crate`/`super`/`self` and imported names
+    /// replaced by where they lead.
+    fn expand(&self, f: u32, ctx: Option<u32>, path: &[String]) -> Vec<String> {
+        self.expand_at(f, ctx, path, 0)
+    }
+
+    /// [`DefIndex::expand`], through at most [`MAX_ALIASES`] imports (they
+    /// may refer to each other in circles).
+    fn expand_at(&self, f: u32, ctx: Option<u32>, path: &[String], depth: u8) -> Vec<String> {
+        let file = self.files[f as usize];
+        let rules = &file.language.spec().graph.scope;
+        let module = &self.module_path(f, ctx);
+        let Some(first) = path.first() else {
+            return Vec::new();
+        };
+        let word = |w: Option<&str>| w.is_some_and(|w| w == first);
+        if word(rules.root_word) {
+            let mut out = vec![module[0].clone()];
+            out.extend(path[1..].iter().cloned());
+            return out;
+        }
+        if word(rules.current_word) || word(rules.parent_word) {
+            let mut base = module.clone();
+            let mut rest = path;
+            while let Some(first) = rest.first() {
+                if rules.parent_word == Some(first.as_str()) {
+                    if base.len() > 1 {
+                        base.pop();
+                    }
+                } else if rules.current_word != Some(first.as_str()) {
+                    break;
+                }
+                rest = &rest[1..];
+            }
+            base.extend(rest.iter().cloned());
+            return base;
+        }
+        for import in self.imports_in(f, ctx) {
+            if import.kind != ImportKind::Name {
+                continue;
+            }
+            let local = import.alias.as_ref().or(import.path.last());
+            if local == Some(first) && import.path.first() != Some(first) && depth < MAX_ALIASES {
+                let mut out = self.expand_at(f, ctx, &import.path, depth + 1);
+                out.extend(path[1..].iter().cloned());
+                return out;
+            }
+        }
+        if rules.files_are_modules {
+            // A child module of the current module (`use store::Store;`).
+            let mut child = module.clone();
+            child.push(first.clone());
+            if self.module_paths.contains(&key(&child)) {
+                child.extend(path[1..].iter().cloned());
+                return child;
+            }
+        }
+        path.to_vec()
+    }
+
+    /// The containers a bare name is looked up in, nearest first: the
+    /// enclosing types and their bases (C#), the module (Rust), the
+    /// namespaces and what the file imports.
+    fn scope(&self, f: u32, owner: Option<DefRef>) -> std::rc::Rc<Scope> {
+        let key = (f, owner.map(|o| o.def));
+        if let Some(scope) = self.scopes.borrow().get(&key) {
+            return std::rc::Rc::clone(scope);
+        }
+        let scope = std::rc::Rc::new(self.compute_scope(f, owner));
+        self.scopes
+            .borrow_mut()
+            .insert(key, std::rc::Rc::clone(&scope));
+        scope
+    }
+
+    fn compute_scope(&self, f: u32, owner: Option<DefRef>) -> Scope {
+        let file = self.files[f as usize];
+        let rules = &file.language.spec().graph.scope;
+        let mut types = Vec::new();
+        let mut containers: Vec<String> = Vec::new();
+        let mut current = owner;
+        let mut first_module: Option<String> = None;
+        while let Some(c) = current {
+            let def = self.def(c);
+            if is_type_like(def.kind) && rules.members_inherit {
+                types.push(c);
+            }
+            if def.kind == SymbolKind::Namespace {
+                // `namespace A.B.C` sees A.B.C, A.B and A.
+                let full = &self.info(c).full;
+                let parts: Vec<&str> = full.split('\u{1}').collect();
+                for n in (1..=parts.len()).rev() {
+                    containers.push(parts[..n].join("\u{1}"));
+                }
+            }
+            if def.kind == SymbolKind::Module && first_module.is_none() {
+                first_module = Some(self.info(c).full.clone());
+            }
+            current = def.parent.map(|p| DefRef {
+                file: c.file,
+                def: p,
+            });
+        }
+        if rules.files_are_modules {
+            containers.insert(
+                0,
+                first_module.unwrap_or_else(|| key(&self.modules[f as usize])),
+            );
+        } else {
+            containers.push(String::new());
+        }
+        let bases = self.all_bases(&types);
+        let mut imported = Vec::new();
+        let ctx = self.module_of(f, owner.map(|o| o.def));
+        let globals = self.global_usings.get(&file.language).into_iter().flatten();
+        let own = self.imports_in(f, ctx).filter(|i| {
+            matches!(
+                i.kind,
+                ImportKind::Using | ImportKind::UsingStatic | ImportKind::Glob
+            )
+        });
+        for path in own.map(|i| &i.path).chain(globals) {
+            imported.push(key(&self.expand(f, ctx, path)));
+        }
+        Scope {
+            types,
+            bases,
+            containers,
+            imported,
+        }
+    }
+
+    fn in_containers(&self, candidates: &[DefRef], containers: &[String]) -> Vec<DefRef> {
+        let wanted: HashSet<&str> = containers.iter().map(String::as_str).collect();
+        candidates
+            .iter()
+            .copied()
+            .filter(|c| wanted.contains(self.info(*c).container.as_str()))
+            .collect()
+    }
+
+    /// Resolves one reference of file `f`.
+    fn resolve_reference(&self, f: u32, reference: &Reference) -> Found {
+        let owner = reference.owner.map(|d| DefRef { file: f, def: d });
+        let mut found = Found::new(reference.kind);
+        match reference.kind {
+            RefKind::Implements => {
+                let Some(type_name) = reference.owner_type.as_deref() else {
+                    return found;
+                };
+                let sources = self.type_by_name(f, owner, type_name);
+                let targets = self.lookup(f, owner, reference, &|k| is_interface(k));
+                for s in sources {
+                    for (t, resolution, n) in &targets {
+                        found.edges.push((s, *t, *resolution, *n));
+                    }
+                }
+            }
+            RefKind::Base => {
+                let Some(source) = owner.and_then(|o| self.enclosing_type(o)) else {
+                    return found;
+                };
+                for (t, resolution, n) in self.lookup(f, owner, reference, &is_type_like) {
+                    if t != source {
+                        found.edges.push((source, t, resolution, n));
+                    }
+                }
+            }
+            RefKind::Call | RefKind::New | RefKind::Macro => {
+                let Some(from) = owner else { return found };
+                let targets = match reference.kind {
+                    RefKind::New => self.constructors(f, owner, reference),
+                    RefKind::Macro => self.lookup(f, owner, reference, &|k| k == SymbolKind::Macro),
+                    _ => self.lookup(f, owner, reference, &is_callable),
+                };
+                for (t, resolution, n) in targets {
+                    if t != from {
+                        found.edges.push((from, t, resolution, n));
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// Type declarations a Rust impl names: in the same file, else the
+    /// same crate, else any single one.
+    fn type_by_name(&self, f: u32, owner: Option<DefRef>, name: &str) -> Vec<DefRef> {
+        let all: Vec<DefRef> = self
+            .by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|c| is_type_like(self.def(*c).kind) && !is_interface(self.def(*c).kind))
+            .collect();
+        let scope = self.scope(f, owner);
+        let in_scope = self.in_containers(&all, &scope.containers);
+        if !in_scope.is_empty() {
+            return in_scope;
+        }
+        let same_file: Vec<DefRef> = all.iter().copied().filter(|c| c.file == f).collect();
+        if !same_file.is_empty() {
+            return same_file;
+        }
+        let krate = self.modules[f as usize].first();
+        let same_crate: Vec<DefRef> = all
+            .iter()
+            .copied()
+            .filter(|c| self.modules[c.file as usize].first() == krate)
+            .collect();
+        if same_crate.len() == 1 {
+            return same_crate;
+        }
+        if all.len() == 1 {
+            all
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// `new T(...)`, `: base(...)`, `: this(...)`: the constructors picked
+    /// by the arguments, or the type itself when it declares none.
+    fn constructors(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        reference: &Reference,
+    ) -> Vec<(DefRef, Resolution, u32)> {
+        let (types, resolution): (Vec<DefRef>, Resolution) = match reference.receiver {
+            Receiver::This => (self.own_types(owner), Resolution::Exact),
+            Receiver::Base => {
+                let own = self.own_types(owner);
+                let bases = own
+                    .iter()
+                    .flat_map(|t| self.bases.get(t).into_iter().flatten())
+                    .copied()
+                    .filter(|b| !is_interface(self.def(*b).kind))
+                    .collect();
+                (bases, Resolution::Exact)
+            }
+            _ => {
+                let types = self.lookup(f, owner, reference, &is_type_like);
+                let resolution = types.first().map_or(Resolution::Ambiguous, |t| t.1);
+                (types.into_iter().map(|t| t.0).collect(), resolution)
+            }
+        };
+        let mut out = Vec::new();
+        for t in &types {
+            let name = self.def(*t).name.as_str();
+            let ctors = self.members(&[*t], name, &|k| k == SymbolKind::Constructor);
+            if ctors.is_empty() {
+                out.push(*t);
+            } else {
+                out.extend(pick_overloads(self, ctors, reference));
+            }
+        }
+        let n = out.len() as u32;
+        let resolution = if n > 1 {
+            Resolution::Ambiguous
+        } else {
+            resolution
+        };
+        out.into_iter().map(|t| (t, resolution, n)).collect()
+    }
+
+    /// The declarations a name means, by the lookup order of the module docs.
+    fn lookup(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        reference: &Reference,
+        wanted: &dyn Fn(SymbolKind) -> bool,
+    ) -> Vec<(DefRef, Resolution, u32)> {
+        let name = reference.name.as_str();
+        let all: Vec<DefRef> = self
+            .by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|c| wanted(self.def(*c).kind))
+            .collect();
+        if all.is_empty() {
+            return Vec::new();
+        }
+        let all = self.by_arity(all, reference);
+        let done = |found: Vec<DefRef>, level: Resolution| {
+            let found = pick_overloads(self, found, reference);
+            let n = found.len() as u32;
+            let level = if n > 1 { Resolution::Ambiguous } else { level };
+            found.into_iter().map(|t| (t, level, n)).collect::<Vec<_>>()
+        };
+        match reference.receiver {
+            Receiver::This | Receiver::Base => {
+                let own = self.own_types(owner);
+                if reference.receiver == Receiver::This {
+                    let here = self.members(&own, name, wanted);
+                    if !here.is_empty() {
+                        return done(here, Resolution::Exact);
+                    }
+                }
+                let inherited = self.members(&self.all_bases(&own), name, wanted);
+                if !inherited.is_empty() {
+                    return done(inherited, Resolution::Exact);
+                }
+            }
+            Receiver::Bare => {
+                let scope = self.scope(f, owner);
+                for group in [&scope.types, &scope.bases] {
+                    let found = self.members(group, name, wanted);
+                    if !found.is_empty() {
+                        return done(found, Resolution::Scoped);
+                    }
+                }
+                for group in [&scope.containers, &scope.imported] {
+                    let found = self.in_containers(&all, group);
+                    if !found.is_empty() {
+                        return done(found, Resolution::Scoped);
+                    }
+                }
+                // An imported name (`use a::b::foo;`, `using X = A.B;`).
+                let ctx = self.module_of(f, reference.owner);
+                let expanded = self.expand(f, ctx, std::slice::from_ref(&reference.name));
+                if expanded.len() > 1 {
+                    let found = self.by_suffix(&all, &expanded, &[]);
+                    if !found.is_empty() {
+                        return done(found, Resolution::Scoped);
+                    }
+                }
+            }
+            Receiver::Path | Receiver::PathOrValue | Receiver::Typed => {
+                if let Some((found, level)) = self.by_path(f, owner, reference, &all, wanted) {
+                    // A variable's type is read off its declaration: never
+                    // more than scoped.
+                    let level = match reference.receiver {
+                        Receiver::Typed => level.max(Resolution::Scoped),
+                        _ => level,
+                    };
+                    return done(found, level);
+                }
+                if reference.receiver == Receiver::Typed {
+                    let ty = reference.qualifier.last().map_or("", String::as_str);
+                    let extensions = self.extensions(&all, ty, reference);
+                    if !extensions.is_empty() {
+                        return done(extensions, Resolution::Scoped);
+                    }
+                    // A type of this repository that does not declare the
+                    // member: inherited from outside, or a trait's default
+                    // method; matched by name below. A type from outside
+                    // (`List.Add`) is no call into the repository.
+                    let known = self
+                        .by_name
+                        .get(ty)
+                        .is_some_and(|c| c.iter().any(|t| is_type_like(self.def(*t).kind)));
+                    if !known {
+                        return Vec::new();
+                    }
+                } else if reference.receiver != Receiver::PathOrValue {
+                    return Vec::new();
+                }
+            }
+            Receiver::Value => {}
+        }
+        // By name across the repository: members only for a receiver.
+        let pool: Vec<DefRef> = match reference.receiver {
+            Receiver::Value | Receiver::PathOrValue => all
+                .into_iter()
+                .filter(|c| self.def(*c).parent.is_some() || self.info(*c).qual.contains('\u{1}'))
+                .collect(),
+            _ => all,
+        };
+        let pool = pick_overloads(self, pool, reference);
+        match pool.len() {
+            0 => Vec::new(),
+            1 => vec![(pool[0], Resolution::UniqueName, 1)],
+            n if n <= MAX_CANDIDATES => pool
+                .into_iter()
+                .map(|t| (t, Resolution::Ambiguous, n as u32))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// C# extension methods a call on a value of type `ty` can mean: one
+    /// parameter more than the call has arguments, the first of that type
+    /// (or a base of it, or a type parameter of a generic method).
+    fn extensions(&self, all: &[DefRef], ty: &str, reference: &Reference) -> Vec<DefRef> {
+        if ty.is_empty() {
+            return Vec::new();
+        }
+        let mut accepted: HashSet<&str> = HashSet::from([ty]);
+        let types: Vec<DefRef> = self
+            .by_name
+            .get(ty)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|t| is_type_like(self.def(*t).kind))
+            .collect();
+        for base in self.all_bases(&types) {
+            accepted.insert(self.def(base).name.as_str());
+        }
+        all.iter()
+            .copied()
+            .filter(|c| {
+                let def = self.def(*c);
+                let Some(inner) = def.sig.strip_prefix('(').and_then(|r| r.strip_suffix(')'))
+                else {
+                    return false;
+                };
+                let params = split_params(inner);
+                let Some(first) = params.first() else {
+                    return false;
+                };
+                let first = first
+                    .split('<')
+                    .next()
+                    .unwrap_or(first)
+                    .trim_end_matches('?');
+                let first = first.rsplit('.').next().unwrap_or(first);
+                let count_fits = reference
+                    .args
+                    .is_none_or(|n| params.len() == n as usize + 1);
+                let generic = def.arity > 0 && first.starts_with('T') && !accepted.contains(first);
+                count_fits && (accepted.contains(first) || generic)
+            })
+            .collect()
+    }
+
+    /// Of same-named candidates, those with as many type parameters as the
+    /// reference writes type arguments (`Foo<int>` is not `Foo`); a type
+    /// written without any prefers the non-generic ones. Methods infer
+    /// theirs, so a method call without type arguments keeps every one.
+    fn by_arity(&self, all: Vec<DefRef>, reference: &Reference) -> Vec<DefRef> {
+        let names_a_type = matches!(
+            reference.kind,
+            RefKind::New | RefKind::Base | RefKind::Implements
+        );
+        if reference.type_args == 0 && !names_a_type {
+            return all;
+        }
+        let same: Vec<DefRef> = all
+            .iter()
+            .copied()
+            .filter(|c| self.def(*c).arity == reference.type_args)
+            .collect();
+        if same.is_empty() {
+            all
+        } else {
+            same
+        }
+    }
+
+    /// Candidates whose full path, or qualname, ends with `path` + name.
+    fn by_suffix(&self, all: &[DefRef], path: &[String], extra: &[String]) -> Vec<DefRef> {
+        let mut segments = path.to_vec();
+        segments.extend(extra.iter().cloned());
+        let suffix = key(&segments);
+        all.iter()
+            .copied()
+            .filter(|c| {
+                let info = self.info(*c);
+                key_ends_with(&info.full, &suffix) || key_ends_with(&info.qual, &suffix)
+            })
+            .collect()
+    }
+
+    /// A qualified name: the qualifier expanded by the file's imports and
+    /// path words, then matched against full paths. `None` when the
+    /// qualifier leads nowhere in the repository (a value, or an external
+    /// type).
+    fn by_path(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        reference: &Reference,
+        all: &[DefRef],
+        wanted: &dyn Fn(SymbolKind) -> bool,
+    ) -> Option<(Vec<DefRef>, Resolution)> {
+        let ctx = self.module_of(f, reference.owner);
+        let expanded = self.expand(f, ctx, &reference.qualifier);
+        let name = std::slice::from_ref(&reference.name);
+        let mut target = expanded.clone();
+        target.push(reference.name.clone());
+        // Fully qualified, or rooted at a crate of this repository.
+        let exact: Vec<DefRef> = self
+            .by_full
+            .get(&key(&target))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|c| wanted(self.def(*c).kind))
+            .collect();
+        if !exact.is_empty() {
+            return Some((exact, Resolution::Exact));
+        }
+        let matches = self.by_suffix(all, &expanded, name);
+        if matches.is_empty() {
+            // `Type.Member` where the type is in scope but declared as a
+            // nested or inherited member: look the qualifier up as a type.
+            let qualifier_ref = Reference {
+                kind: RefKind::Base,
+                receiver: if expanded.len() > 1 {
+                    Receiver::Path
+                } else {
+                    Receiver::Bare
+                },
+                qualifier: expanded[..expanded.len().saturating_sub(1)].to_vec(),
+                name: expanded.last()?.clone(),
+                owner: reference.owner,
+                owner_type: None,
+                args: None,
+                arg_types: Vec::new(),
+                type_args: 0,
+                line: reference.line,
+            };
+            if qualifier_ref.name == reference.name {
+                return None;
+            }
+            // The path led nowhere (a module layout this model does not
+            // know): `Type::member` by name, if that is unique enough.
+            if expanded != reference.qualifier {
+                let by_type = self.by_suffix(all, &expanded[expanded.len() - 1..], name);
+                if !by_type.is_empty() && by_type.len() <= MAX_CANDIDATES {
+                    let level = if by_type.len() == 1 {
+                        Resolution::UniqueName
+                    } else {
+                        Resolution::Ambiguous
+                    };
+                    return Some((by_type, level));
+                }
+            }
+            let types = self.lookup(f, owner, &qualifier_ref, &is_type_like);
+            let types: Vec<DefRef> = types
+                .into_iter()
+                .filter(|t| t.1 <= Resolution::Scoped)
+                .map(|t| t.0)
+                .collect();
+            if types.is_empty() {
+                return None;
+            }
+            let mut in_types = self.members(&types, &reference.name, wanted);
+            if in_types.is_empty() {
+                in_types = self.members(&self.all_bases(&types), &reference.name, wanted);
+            }
+            return (!in_types.is_empty()).then_some((in_types, Resolution::Scoped));
+        }
+        // Visible from here: in the scope's containers or imports, or the
+        // qualifier went through an import or a path word.
+        let scope = self.scope(f, owner);
+        let visible: Vec<DefRef> = matches
+            .iter()
+            .copied()
+            .filter(|c| {
+                let full = &self.info(*c).full;
+                let prefix_len = full.len().saturating_sub(key(&target).len());
+                let prefix = full[..prefix_len].trim_end_matches('\u{1}');
+                scope.containers.iter().any(|s| s == prefix)
+                    || scope.imported.iter().any(|s| s == prefix)
+            })
+            .collect();
+        if !visible.is_empty() {
+            return Some((visible, Resolution::Scoped));
+        }
+        if expanded != reference.qualifier {
+            return Some((matches, Resolution::Scoped));
+        }
+        let level = if matches.len() == 1 {
+            Resolution::UniqueName
+        } else {
+            Resolution::Ambiguous
+        };
+        (matches.len() <= MAX_CANDIDATES).then_some((matches, level))
+    }
+}
+
+/// A scope's key: (file, declaration in it).
+type ScopeKey = (u32, Option<u32>);
+
+struct Scope {
+    /// Enclosing types (C#), nearest first.
+    types: Vec<DefRef>,
+    bases: Vec<DefRef>,
+    /// Namespaces or the module, joined.
+    containers: Vec<String>,
+    /// Imported namespaces, static types and glob modules, joined.
+    imported: Vec<String>,
+}
+
+/// Of several overloads, those whose parameter count (and visible argument
+/// types) fit the call; all of them when none or the call shows nothing.
+fn pick_overloads(
+    index: &DefIndex<'_>,
+    candidates: Vec<DefRef>,
+    reference: &Reference,
+) -> Vec<DefRef> {
+    if candidates.len() < 2 {
+        return candidates;
+    }
+    let Some(args) = reference.args else {
+        return candidates;
+    };
+    let params = |c: &DefRef| -> Option<Vec<String>> {
+        let sig = &index.def(*c).sig;
+        let inner = sig.strip_prefix('(')?.strip_suffix(')')?;
+        Some(split_params(inner))
+    };
+    let by_count: Vec<DefRef> = candidates
+        .iter()
+        .copied()
+        .filter(|c| params(c).is_some_and(|p| p.len() == args as usize))
+        .collect();
+    // None takes exactly that many: those that take more may have optional
+    // parameters (`x = null`), and a `params` array takes any number.
+    let by_count = if by_count.is_empty() {
+        candidates
+            .iter()
+            .copied()
+            .filter(|c| {
+                params(c).is_some_and(|p| {
+                    p.len() > args as usize || p.last().is_some_and(|t| t.ends_with("[]"))
+                })
+            })
+            .collect()
+    } else {
+        by_count
+    };
+    if by_count.is_empty() {
+        return candidates;
+    }
+    if by_count.len() == 1 || reference.arg_types.is_empty() {
+        return by_count;
+    }
+    // Each visible argument scores 2 for its own type, 1 for a type that
+    // takes it; the best-scoring overloads remain.
+    let score = |c: &DefRef| -> Option<u32> {
+        let p = params(c).unwrap_or_default();
+        let mut total = 0;
+        for (param, arg) in p.iter().zip(&reference.arg_types) {
+            if arg.is_empty() {
+                continue;
+            }
+            total += type_accepts(param, arg)?;
+        }
+        Some(total)
+    };
+    let scored: Vec<(DefRef, u32)> = by_count
+        .iter()
+        .filter_map(|c| score(c).map(|s| (*c, s)))
+        .collect();
+    let Some(best) = scored.iter().map(|(_, s)| *s).max() else {
+        return by_count;
+    };
+    scored
+        .into_iter()
+        .filter(|(_, s)| *s == best)
+        .map(|(c, _)| c)
+        .collect()
+}
+
+/// Top-level commas only: `(Dictionary<K,V>,int)` has two parameters.
+fn split_params(inner: &str) -> Vec<String> {
+    if inner.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut current = String::new();
+    for c in inner.chars() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    out.push(current);
+    out
+}
+
+/// How well a parameter of type `param` takes a visible argument type: 2
+/// for the same type, 1 for a conversion or a type parameter, `None` when
+/// it cannot.
+fn type_accepts(param: &str, arg: &str) -> Option<u32> {
+    let param = param.trim_end_matches('?');
+    fn alias(t: &str) -> &str {
+        match t {
+            "Int32" | "System.Int32" => "int",
+            "String" | "System.String" => "string",
+            "Boolean" | "System.Boolean" => "bool",
+            "Double" | "System.Double" => "double",
+            "Char" | "System.Char" => "char",
+            other => other,
+        }
+    }
+    let (param, arg) = (alias(param), alias(arg));
+    let plain = param.split('<').next().unwrap_or(param);
+    if param == arg || plain.rsplit('.').next() == Some(arg) {
+        Some(2)
+    } else if param == "object"
+        || (arg == "int" && matches!(param, "long" | "double" | "float" | "decimal"))
+        || param.len() <= 2
+    // a type parameter (`T`)
+    {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// What resolving one reference found: (from, to, how, candidates).
+struct Found {
+    ref_kind: RefKind,
+    edges: Vec<(DefRef, DefRef, Resolution, u32)>,
+}
+
+impl Found {
+    fn new(ref_kind: RefKind) -> Found {
+        Found {
+            ref_kind,
+            edges: Vec::new(),
+        }
+    }
+
+    fn kind(&self, from: SymbolKind, to: SymbolKind) -> EdgeKind {
+        match self.ref_kind {
+            RefKind::Call | RefKind::New | RefKind::Macro => EdgeKind::Calls,
+            RefKind::Implements => EdgeKind::Implements,
+            RefKind::Base if is_interface(to) && !is_interface(from) => EdgeKind::Implements,
+            RefKind::Base => EdgeKind::Inherits,
+        }
+    }
+}
+
+/// The kinds of edges between declarations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeKind {
+    Calls,
+    Inherits,
+    Implements,
+}
+
+impl EdgeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Calls => "CALLS",
+            EdgeKind::Inherits => "INHERITS",
+            EdgeKind::Implements => "IMPLEMENTS",
+        }
+    }
+}
+
+/// An edge between two declarations, by id.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Edge {
+    pub kind: EdgeKind,
+    pub from: String,
+    pub to: String,
+    pub resolution: Resolution,
+    /// How many declarations the reference could mean (1 unless ambiguous).
+    pub candidates: u32,
+    /// The first line of the file where the reference occurs.
+    pub line: u32,
+    /// How many references in the file make this edge.
+    pub sites: u32,
+}
+
+/// Where an import leads: a namespace or module by name, or a file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum ImportTarget {
+    Module(String),
+    File(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ImportEdge {
+    pub target: ImportTarget,
+    pub kind: ImportKind,
+    pub alias: Option<String>,
+    pub line: u32,
+}
+
+/// Everything one file's references resolve to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileEdges {
+    /// Sorted by (kind, from, to); one edge per pair, the most certain.
+    pub edges: Vec<Edge>,
+    pub imports: Vec<ImportEdge>,
+    /// References that matched nothing here, per declaration id.
+    pub unresolved: BTreeMap<String, u32>,
+}
+
+impl FileEdges {
+    fn add(&mut self, edge: Edge) {
+        let at = self
+            .edges
+            .binary_search_by(|e| (e.kind, &e.from, &e.to).cmp(&(edge.kind, &edge.from, &edge.to)));
+        match at {
+            Ok(i) => {
+                let e = &mut self.edges[i];
+                e.sites += 1;
+                e.line = e.line.min(edge.line);
+                if (edge.resolution, edge.candidates) < (e.resolution, e.candidates) {
+                    e.resolution = edge.resolution;
+                    e.candidates = edge.candidates;
+                }
+            }
+            Err(i) => self.edges.insert(i, edge),
+        }
+    }
+}

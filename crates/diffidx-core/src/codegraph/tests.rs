@@ -1,0 +1,373 @@
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::*;
+use crate::lang::{Extractor, Language};
+use crate::symbol::symbol_id;
+
+fn facts(path: &str, source: &str) -> SourceFile {
+    let language = Language::from_path(path).unwrap();
+    let extracted = Extractor::new()
+        .unwrap()
+        .extract_facts(language, source, None);
+    SourceFile {
+        language,
+        facts: Arc::new(extracted.facts.unwrap()),
+    }
+}
+
+fn tree(files: &[(&str, &str)]) -> BTreeMap<String, SourceFile> {
+    files
+        .iter()
+        .map(|(p, s)| (p.to_string(), facts(p, s)))
+        .collect()
+}
+
+/// Every edge as `from -KIND/resolution-> to` with qualnames (and sigs).
+fn edges(files: &BTreeMap<String, SourceFile>) -> Vec<String> {
+    let mut names: HashMap<String, String> = HashMap::new();
+    for (path, f) in files {
+        for d in &f.facts.defs {
+            names.insert(
+                symbol_id(path, d.kind, &d.qualname, &d.sig),
+                crate::symbol::display_name(&d.qualname, &d.sig),
+            );
+        }
+    }
+    let index = DefIndex::new(files);
+    let mut out = Vec::new();
+    for path in files.keys() {
+        for e in index.resolve_file(path).edges {
+            out.push(format!(
+                "{} -{}/{}-> {}",
+                names[&e.from],
+                e.kind.as_str(),
+                e.resolution.as_str(),
+                names[&e.to]
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn has(edges: &[String], wanted: &str) {
+    assert!(
+        edges.iter().any(|e| e == wanted),
+        "missing {wanted:?} in:\n{}",
+        edges.join("\n")
+    );
+}
+
+fn lacks(edges: &[String], unwanted: &str) {
+    assert!(
+        !edges.iter().any(|e| e.starts_with(unwanted)),
+        "unexpected {unwanted:?} in:\n{}",
+        edges.join("\n")
+    );
+}
+
+const PAYMENTS: &str = r#"
+using System;
+using Acme.Util;
+namespace Acme.Pay
+{
+    public interface ICharger { void Charge(int cents); }
+    public class BaseService
+    {
+        protected BaseService(string name) { }
+        protected void Log(string message) { }
+    }
+    public class PaymentService : BaseService, ICharger
+    {
+        public PaymentService() : base("payments") { }
+        public void Charge(int cents) { Log("charge"); Validate(cents); Helper.Round(cents); Console.WriteLine(cents); }
+        public void Charge(string text) { this.Charge(1); }
+        private void Validate(int cents) { }
+    }
+}
+"#;
+
+const UTIL: &str = r#"
+namespace Acme.Util
+{
+    public static class Helper
+    {
+        public static int Round(int x) => x;
+        public static int Round(double x) => (int)x;
+    }
+}
+"#;
+
+const CLIENT: &str = r#"
+using Acme.Pay;
+namespace Acme.Shop
+{
+    class Checkout
+    {
+        void Pay(ICharger charger)
+        {
+            var service = new PaymentService();
+            service.Charge(5);
+            charger.Charge(5);
+        }
+    }
+}
+"#;
+
+#[test]
+fn csharp_calls_constructors_and_bases() {
+    let files = tree(&[
+        ("src/Pay.cs", PAYMENTS),
+        ("src/Util.cs", UTIL),
+        ("src/Shop.cs", CLIENT),
+    ]);
+    let e = edges(&files);
+    let pay = "Acme.Pay.PaymentService";
+    has(
+        &e,
+        &format!("{pay} -INHERITS/scoped-> Acme.Pay.BaseService"),
+    );
+    has(&e, &format!("{pay} -IMPLEMENTS/scoped-> Acme.Pay.ICharger"));
+    has(
+        &e,
+        &format!("{pay}.PaymentService() -CALLS/exact-> Acme.Pay.BaseService.BaseService(string)"),
+    );
+    has(
+        &e,
+        &format!("{pay}.Charge(int) -CALLS/scoped-> Acme.Pay.BaseService.Log(string)"),
+    );
+    has(
+        &e,
+        &format!("{pay}.Charge(int) -CALLS/scoped-> {pay}.Validate(int)"),
+    );
+    // The overload is picked by the argument's type.
+    has(
+        &e,
+        &format!("{pay}.Charge(int) -CALLS/scoped-> Acme.Util.Helper.Round(int)"),
+    );
+    lacks(
+        &e,
+        &format!("{pay}.Charge(int) -CALLS/scoped-> Acme.Util.Helper.Round(double)"),
+    );
+    has(
+        &e,
+        &format!("{pay}.Charge(string) -CALLS/exact-> {pay}.Charge(int)"),
+    );
+    has(
+        &e,
+        &format!("Acme.Shop.Checkout.Pay(ICharger) -CALLS/scoped-> {pay}.PaymentService()"),
+    );
+    // Receivers typed by a local (`var service = new ...`) and a parameter.
+    has(
+        &e,
+        &format!("Acme.Shop.Checkout.Pay(ICharger) -CALLS/scoped-> {pay}.Charge(int)"),
+    );
+    has(
+        &e,
+        "Acme.Shop.Checkout.Pay(ICharger) -CALLS/scoped-> Acme.Pay.ICharger.Charge(int)",
+    );
+    // Console.WriteLine is not in the repository: counted, not invented.
+    lacks(
+        &e,
+        "Acme.Pay.PaymentService.Charge(int) -CALLS/unique_name-> ",
+    );
+    let index = DefIndex::new(&files);
+    let charge = symbol_id(
+        "src/Pay.cs",
+        crate::SymbolKind::Method,
+        &format!("{pay}.Charge"),
+        "(int)",
+    );
+    assert_eq!(
+        index.resolve_file("src/Pay.cs").unresolved.get(&charge),
+        Some(&1)
+    );
+}
+
+const STORE_RS: &str = r#"
+use crate::model::Record;
+pub struct Store { records: Vec<Record> }
+impl Store {
+    pub fn open() -> Store { Self::with(Vec::new()) }
+    fn with(records: Vec<Record>) -> Store { Store { records } }
+    pub fn add(&mut self, r: Record) { self.check(&r); self.records.push(r); log!("added"); }
+    fn check(&self, r: &Record) { assert!(r.valid()); }
+}
+macro_rules! log { ($m:expr) => {} }
+fn local() {}
+mod tests {
+    use super::*;
+    fn t() { local(); }
+}
+"#;
+
+const MODEL_RS: &str = r#"
+pub trait Named: std::fmt::Debug { fn name(&self) -> String; }
+pub struct Record;
+impl Record { pub fn valid(&self) -> bool { true } }
+impl Named for Record { fn name(&self) -> String { helper() } }
+fn helper() -> String { String::new() }
+"#;
+
+const MAIN_RS: &str = r#"
+mod model;
+mod store;
+use store::Store;
+fn main() { let mut s = Store::open(); s.add(model::Record); crate::store::Store::open(); }
+"#;
+
+#[test]
+fn rust_paths_methods_macros_and_impls() {
+    let files = tree(&[
+        ("src/store.rs", STORE_RS),
+        ("src/model.rs", MODEL_RS),
+        ("src/main.rs", MAIN_RS),
+    ]);
+    let e = edges(&files);
+    has(&e, "Store::open -CALLS/exact-> Store::with");
+    // An inline module sees its parent through its own `use super::*`.
+    has(&e, "tests::t -CALLS/scoped-> local");
+    has(&e, "Store::add -CALLS/exact-> Store::check");
+    has(&e, "Store::add -CALLS/scoped-> log");
+    // Inside `assert!(...)`: found by scanning the macro's tokens.
+    has(&e, "Store::check -CALLS/unique_name-> Record::valid");
+    has(&e, "Record::name as Named -CALLS/scoped-> helper");
+    has(&e, "Record -IMPLEMENTS/scoped-> Named");
+    has(&e, "main -CALLS/exact-> Store::open");
+    // `let mut s = Store::open();`: the receiver's type shows.
+    has(&e, "main -CALLS/scoped-> Store::add");
+    lacks(&e, "Store::add -CALLS/unique_name-> ");
+    let index = DefIndex::new(&files);
+    let imports = index.resolve_file("src/main.rs").imports;
+    assert!(imports.contains(&ImportEdge {
+        target: ImportTarget::File("src/model.rs".into()),
+        kind: ImportKind::Module,
+        alias: None,
+        line: 2,
+    }));
+    assert!(imports
+        .iter()
+        .any(|i| i.target == ImportTarget::Module("crate::store::Store".into())));
+}
+
+/// `Registry<string>` is the generic class, not the enclosing one of the
+/// same name; `new Registry()` the other way round.
+#[test]
+fn generic_arity_tells_same_named_types_apart() {
+    let files = tree(&[
+        (
+            "src/Registry.cs",
+            "namespace Lib { public class Registry<TKey> { public Registry() { } } }\n",
+        ),
+        (
+            "src/Docs.cs",
+            "using Lib;\nnamespace Docs { static class Registry { static void Use() { var r = new Registry<string>(); } } \
+             class Other { void Make() { new Lib.Registry<int>(); } } }\n",
+        ),
+    ]);
+    let e = edges(&files);
+    has(
+        &e,
+        "Docs.Registry.Use() -CALLS/scoped-> Lib.Registry.Registry()",
+    );
+    lacks(&e, "Docs.Registry.Use() -CALLS/scoped-> Docs.Registry");
+    has(
+        &e,
+        "Docs.Other.Make() -CALLS/exact-> Lib.Registry.Registry()",
+    );
+}
+
+/// `breaker.Trip(2)` on a `Breaker` is the extension method
+/// `Trip(this Breaker b, int n)`; `list.Add(x)` on a `List` from outside the
+/// repository is no call into it, though the repository has an `Add`.
+#[test]
+fn extension_methods_and_outside_types() {
+    let files = tree(&[
+        (
+            "src/Breaker.cs",
+            "namespace B { public class Breaker { } public static class Ext { \
+             public static void Trip(this Breaker b, int n) { } } public class Bag { public void Add(int x) { } } }\n",
+        ),
+        (
+            "src/Use.cs",
+            "using System.Collections.Generic;\nusing B;\nnamespace U { class T { void Go(Breaker breaker, List<int> list) { \
+             breaker.Trip(2); list.Add(1); } } }\n",
+        ),
+    ]);
+    let e = edges(&files);
+    has(
+        &e,
+        "U.T.Go(Breaker,List<int>) -CALLS/scoped-> B.Ext.Trip(Breaker,int)",
+    );
+    lacks(
+        &e,
+        "U.T.Go(Breaker,List<int>) -CALLS/unique_name-> B.Bag.Add",
+    );
+    lacks(&e, "U.T.Go(Breaker,List<int>) -CALLS/ambiguous-> B.Bag.Add");
+}
+
+#[test]
+fn module_paths_follow_the_crate_layout() {
+    assert_eq!(rust_module("src/lib.rs"), ["crate"]);
+    assert_eq!(
+        rust_module("crates/my-lib/src/a/b.rs"),
+        ["my_lib", "a", "b"]
+    );
+    assert_eq!(rust_module("crates/my-lib/src/a/mod.rs"), ["my_lib", "a"]);
+    assert_eq!(rust_module("tests/cli.rs"), ["tests"]);
+    assert_eq!(rust_module("tests/common/mod.rs"), ["tests", "common"]);
+    assert_eq!(rust_module("crates/x/benches/index.rs"), ["x_benches"]);
+    assert_eq!(rust_module("build.rs"), ["build"]);
+    assert_eq!(rust_module("src/tests/mod.rs"), ["crate", "tests"]);
+}
+
+/// Updating only the affected files gives what a full build gives.
+#[test]
+fn affected_files_cover_every_changed_resolution() {
+    let before = tree(&[
+        ("src/Pay.cs", PAYMENTS),
+        ("src/Util.cs", UTIL),
+        ("src/Shop.cs", CLIENT),
+    ]);
+    // A second `Round(int)` makes the call in Pay.cs ambiguous although
+    // Pay.cs did not change.
+    let util2 = UTIL.replace(
+        "public static int Round(double x)",
+        "public static int Round(int x, int y) => x; public static int Round(double x)",
+    );
+    let other =
+        "namespace Acme.Other { static class Helper { public static int Round(int x) => x; } }";
+    let after = tree(&[
+        ("src/Pay.cs", PAYMENTS),
+        ("src/Util.cs", &util2),
+        ("src/Shop.cs", CLIENT),
+        ("src/Other.cs", other),
+    ]);
+    let changed: BTreeSet<String> = ["src/Util.cs", "src/Other.cs"].map(String::from).into();
+    let redo = affected(&before, &after, &changed);
+    assert!(redo.contains("src/Pay.cs"), "{redo:?}");
+    assert!(!redo.contains("src/Shop.cs"), "{redo:?}");
+    let full = DefIndex::new(&after);
+    let old = DefIndex::new(&before);
+    for path in after.keys() {
+        let expected = full.resolve_file(path);
+        let kept = if redo.contains(path) {
+            full.resolve_file(path)
+        } else {
+            old.resolve_file(path)
+        };
+        assert_eq!(kept, expected, "{path}");
+    }
+}
+
+#[test]
+fn directories_chain_up_to_the_root() {
+    let dirs = directories(["a/b/c.rs", "a/d.rs", "e.rs"]);
+    let expected: BTreeMap<String, String> = [("a", ""), ("a/b", "a")]
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        .into();
+    assert_eq!(dirs, expected);
+    assert_eq!(parent_dir("a/b/c.rs"), "a/b");
+    assert_eq!(parent_dir("e.rs"), "");
+}

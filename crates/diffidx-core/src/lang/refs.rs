@@ -1,0 +1,937 @@
+//! References: what the code inside declarations calls, constructs, imports
+//! and derives from, driven by each language's [`GraphSpec`] table (node kind
+//! → [`RefRole`]). Like the symbol walker, this is the only control flow;
+//! a language brings a table.
+//!
+//! Only syntax is read here. Which declaration a name means is the
+//! resolver's business (`codegraph::resolve`), which sees every file.
+
+use std::ops::Range;
+
+use tree_sitter::{Node, Tree};
+
+use crate::codegraph::facts::{Import, ImportKind, Receiver, RefKind, Reference};
+
+/// How one language's syntax shows references (part of its `LanguageSpec`).
+pub struct GraphSpec {
+    /// Node kinds that are references or imports.
+    pub refs: &'static [(&'static str, RefRole)],
+    /// Dotted or scoped names: `(kind, qualifier field, name field or child
+    /// kind, what the qualifier is)`. An empty qualifier field means none.
+    pub paths: &'static [(&'static str, &'static str, &'static str, Qualifier)],
+    /// Wrappers of a name (generic arguments, primary-constructor bases):
+    /// `(kind, field of the inner name)`; no field means the first named child.
+    pub wrappers: &'static [(&'static str, Option<&'static str>)],
+    /// Words that mean the current instance or type (`this`, `self`, `Self`).
+    pub this_words: &'static [&'static str],
+    /// Words that mean the base class (`base`).
+    pub base_words: &'static [&'static str],
+    /// Argument node kinds whose type is visible: `(kind, type name)`.
+    pub literal_types: &'static [(&'static str, &'static str)],
+    /// Kinds of type-parameter lists of a declaration (a field name or a
+    /// child kind): its generic arity tells `Foo` from `Foo<T>`.
+    pub type_parameters: &'static [&'static str],
+    /// Declarations that give a name a type (parameters, locals, fields):
+    /// a receiver declared there is looked up by its type.
+    pub bindings: &'static [(&'static str, Binding)],
+    /// How the resolver looks names up in this language.
+    pub scope: ScopeRules,
+}
+
+/// How a node declares names with a type.
+#[derive(Debug, Clone, Copy)]
+pub enum Binding {
+    /// Its named children are bindings (a parameter list).
+    Group,
+    /// One name and its type (`parameter`, `let`); without a type, the
+    /// type of the value when it shows (`new T()`, `T::new()`).
+    Named {
+        name: &'static str,
+        ty: &'static str,
+        value: Option<&'static str>,
+    },
+    /// A type and several declarators (`int a, b = 1;`), directly or in
+    /// the child of kind `inner`.
+    Declarators {
+        inner: Option<&'static str>,
+        declarator: &'static str,
+    },
+}
+
+/// What the qualifier of a dotted name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Qualifier {
+    /// Types, namespaces or modules (`a::b`).
+    Path,
+    /// Either a type or a value; syntax cannot tell (C# `A.B`).
+    PathOrValue,
+    /// A value (`x.y`).
+    Value,
+}
+
+/// What a node kind contributes to the code graph.
+#[derive(Debug, Clone, Copy)]
+pub enum RefRole {
+    /// A call: the callee in field `function`, the arguments in `arguments`.
+    Call {
+        function: &'static str,
+        arguments: &'static str,
+    },
+    /// A constructor call, `new T(...)`.
+    New {
+        ty: &'static str,
+        arguments: &'static str,
+    },
+    /// `: base(...)` / `: this(...)`: a call of a base or sibling constructor.
+    ConstructorChain { arguments: &'static str },
+    /// A macro invocation; with `scan`, the calls in its token tree too.
+    Macro { name: &'static str, scan: bool },
+    /// Every named child is a base type of the enclosing type.
+    Bases,
+    /// The field's named children are base types of the enclosing type
+    /// (supertraits).
+    BasesIn { field: &'static str },
+    /// `impl Trait for Type`: the type implements the trait.
+    ImplTrait { tr: &'static str, ty: &'static str },
+    /// C# `using` directive (`global`, `static` and aliases).
+    Using,
+    /// Rust `use` declaration: the use tree in `argument`.
+    Use { argument: &'static str },
+    /// A module in another file (`mod x;`): no `body`.
+    ModuleFile {
+        name: &'static str,
+        body: &'static str,
+    },
+    /// `extern crate x;`
+    ExternCrate { name: &'static str },
+}
+
+/// Scope rules of a language, as data for the resolver.
+#[derive(Debug, Clone, Copy)]
+pub struct ScopeRules {
+    /// Each file is a module named by its path (Rust): symbols' full paths
+    /// start with the crate and module of their file.
+    pub files_are_modules: bool,
+    /// The path words for the crate root, the parent and the current module.
+    pub root_word: Option<&'static str>,
+    pub parent_word: Option<&'static str>,
+    pub current_word: Option<&'static str>,
+    /// Unqualified calls see the members of base types (C#).
+    pub members_inherit: bool,
+}
+
+/// A reference found in the tree, with its byte offset (to find the
+/// declaration it belongs to).
+pub(crate) struct Found {
+    pub at: usize,
+    pub reference: Reference,
+}
+
+/// Extracts the references and imports of one parsed file.
+pub(crate) struct RefWalker<'a> {
+    pub spec: &'static GraphSpec,
+    pub roles: &'a [Option<RefRole>],
+    pub text: &'a str,
+    pub refs: Vec<Found>,
+    pub imports: Vec<Import>,
+    /// How deep `type_of` is nested (a type read off a value may need the
+    /// type of another value).
+    pub typing_depth: std::cell::Cell<u8>,
+}
+
+/// How many variables deep a receiver's type is followed (`let a = b;`).
+const MAX_TYPING_DEPTH: u8 = 4;
+
+fn line(node: Node<'_>) -> u32 {
+    node.start_position().row as u32 + 1
+}
+
+impl<'a> RefWalker<'a> {
+    fn text(&self, node: Node<'_>) -> &'a str {
+        &self.text[node.byte_range()]
+    }
+
+    /// Walks the whole tree (iteratively), skipping `ERROR` subtrees.
+    pub fn walk(&mut self, tree: &Tree) {
+        let mut cursor = tree.walk();
+        'walk: loop {
+            let node = cursor.node();
+            let role = self.roles.get(node.kind_id() as usize).copied().flatten();
+            if let Some(role) = role {
+                self.visit(node, role);
+            }
+            if !node.is_error() && cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, node: Node<'_>, reference: Reference) {
+        self.refs.push(Found {
+            at: node.start_byte(),
+            reference,
+        });
+    }
+
+    fn field_or_child<'t>(&self, node: Node<'t>, name: &str) -> Option<Node<'t>> {
+        node.child_by_field_name(name).or_else(|| {
+            let mut cursor = node.walk();
+            let found = node.named_children(&mut cursor).find(|c| c.kind() == name);
+            found
+        })
+    }
+
+    fn visit(&mut self, node: Node<'_>, role: RefRole) {
+        match role {
+            RefRole::Call {
+                function,
+                arguments,
+            } => {
+                let Some(callee) = node.child_by_field_name(function) else {
+                    return;
+                };
+                if let Some((receiver, qualifier, name)) = self.split_name(callee) {
+                    let args = node.child_by_field_name(arguments);
+                    let mut reference =
+                        self.reference(RefKind::Call, receiver, qualifier, name, node);
+                    reference.type_args = self.type_args(callee);
+                    let reference = self.with_arguments(reference, args);
+                    self.push(node, reference);
+                }
+            }
+            RefRole::New { ty, arguments } => {
+                let Some(segments) = node.child_by_field_name(ty).and_then(|t| self.segments(t))
+                else {
+                    return;
+                };
+                let (qualifier, name) = split_last(segments);
+                let receiver = if qualifier.is_empty() {
+                    Receiver::Bare
+                } else {
+                    Receiver::Path
+                };
+                let mut reference = self.reference(RefKind::New, receiver, qualifier, name, node);
+                reference.type_args = node
+                    .child_by_field_name(ty)
+                    .map_or(0, |t| self.type_args(t));
+                let args = node.child_by_field_name(arguments);
+                let reference = self.with_arguments(reference, args);
+                self.push(node, reference);
+            }
+            RefRole::ConstructorChain { arguments } => {
+                let mut cursor = node.walk();
+                let word = node
+                    .children(&mut cursor)
+                    .map(|c| self.text(c))
+                    .find(|t| self.spec.this_words.contains(t) || self.spec.base_words.contains(t));
+                let Some(word) = word else { return };
+                let receiver = if self.spec.base_words.contains(&word) {
+                    Receiver::Base
+                } else {
+                    Receiver::This
+                };
+                let mut cursor = node.walk();
+                let args = node
+                    .named_children(&mut cursor)
+                    .find(|c| c.kind() == arguments);
+                let reference =
+                    self.reference(RefKind::New, receiver, Vec::new(), word.to_owned(), node);
+                let reference = self.with_arguments(reference, args);
+                self.push(node, reference);
+            }
+            RefRole::Macro { name, scan } => {
+                if let Some((receiver, qualifier, name)) = node
+                    .child_by_field_name(name)
+                    .and_then(|n| self.split_name(n))
+                {
+                    let reference = self.reference(RefKind::Macro, receiver, qualifier, name, node);
+                    self.push(node, reference);
+                }
+                if scan {
+                    let mut cursor = node.walk();
+                    let trees: Vec<Node<'_>> = node
+                        .named_children(&mut cursor)
+                        .filter(|c| c.kind() == "token_tree")
+                        .collect();
+                    for tree in trees {
+                        self.scan_tokens(tree);
+                    }
+                }
+            }
+            RefRole::Bases => self.bases(node, None),
+            RefRole::BasesIn { field } => {
+                if let Some(list) = node.child_by_field_name(field) {
+                    self.bases(list, None);
+                }
+            }
+            RefRole::ImplTrait { tr, ty } => {
+                let (Some(tr), Some(ty)) =
+                    (node.child_by_field_name(tr), node.child_by_field_name(ty))
+                else {
+                    return;
+                };
+                let Some(owner) = self.type_name(ty) else {
+                    return;
+                };
+                if let Some(segments) = self.segments(tr) {
+                    let (qualifier, name) = split_last(segments);
+                    let receiver = path_receiver(&qualifier);
+                    let mut reference =
+                        self.reference(RefKind::Implements, receiver, qualifier, name, tr);
+                    reference.type_args = self.type_args(tr);
+                    reference.owner_type = Some(owner);
+                    self.push(node, reference);
+                }
+            }
+            RefRole::Using => self.using(node),
+            RefRole::Use { argument } => {
+                if let Some(tree) = node.child_by_field_name(argument) {
+                    let line = line(node);
+                    self.use_tree(tree, &[], line);
+                }
+            }
+            RefRole::ModuleFile { name, body } => {
+                if node.child_by_field_name(body).is_some() {
+                    return;
+                }
+                if let Some(name) = node.child_by_field_name(name) {
+                    self.imports.push(Import {
+                        kind: ImportKind::Module,
+                        path: vec![self.text(name).to_owned()],
+                        alias: None,
+                        line: line(node),
+                        owner: None,
+                    });
+                }
+            }
+            RefRole::ExternCrate { name } => {
+                if let Some(n) = node.child_by_field_name(name) {
+                    let alias = node
+                        .child_by_field_name("alias")
+                        .map(|a| self.text(a).to_owned());
+                    self.imports.push(Import {
+                        kind: ImportKind::ExternCrate,
+                        path: vec![self.text(n).to_owned()],
+                        alias,
+                        line: line(node),
+                        owner: None,
+                    });
+                }
+            }
+        }
+    }
+
+    fn reference(
+        &self,
+        kind: RefKind,
+        receiver: Receiver,
+        qualifier: Vec<String>,
+        name: String,
+        node: Node<'_>,
+    ) -> Reference {
+        Reference {
+            kind,
+            owner: None,
+            owner_type: None,
+            receiver,
+            qualifier,
+            name,
+            type_args: 0,
+            args: None,
+            arg_types: Vec::new(),
+            line: line(node),
+        }
+    }
+
+    /// How many type arguments the last name of a path is written with.
+    fn type_args(&self, node: Node<'_>) -> u8 {
+        let mut node = node;
+        while let Some((_, name_field, _)) = self.path_form(node.kind()) {
+            match self.field_or_child(node, name_field) {
+                Some(name) => node = name,
+                None => break,
+            }
+        }
+        let mut cursor = node.walk();
+        let count = node
+            .named_children(&mut cursor)
+            .find(|c| c.kind().contains("type_argument"))
+            .map_or(0, |list| list.named_child_count());
+        count.min(u8::MAX as usize) as u8
+    }
+
+    fn with_arguments(&self, mut reference: Reference, args: Option<Node<'_>>) -> Reference {
+        let Some(args) = args else {
+            return reference;
+        };
+        let mut cursor = args.walk();
+        let mut types = Vec::new();
+        for arg in args.named_children(&mut cursor) {
+            if arg.kind().ends_with("comment") || arg.kind() == "attribute_item" {
+                continue;
+            }
+            // C# wraps each argument (`name: value`); the value is its last
+            // named child.
+            let value = if arg.kind() == "argument" {
+                arg.named_child(arg.named_child_count().saturating_sub(1))
+                    .unwrap_or(arg)
+            } else {
+                arg
+            };
+            types.push(self.visible_type(value));
+        }
+        reference.args = Some(types.len() as u32);
+        if types.iter().any(|t| !t.is_empty()) {
+            reference.arg_types = types;
+        }
+        reference
+    }
+
+    /// The type of an argument, where the call site shows it.
+    fn visible_type(&self, value: Node<'_>) -> String {
+        let kind = value.kind();
+        if let Some((_, ty)) = self.spec.literal_types.iter().find(|(k, _)| *k == kind) {
+            return (*ty).to_owned();
+        }
+        if value.named_child_count() == 0 && value.is_named() {
+            let name = self.text(value).trim();
+            return self
+                .type_of(value, name)
+                .and_then(|t| t.last().cloned())
+                .unwrap_or_default();
+        }
+        let creation = self
+            .spec
+            .refs
+            .iter()
+            .find_map(|(k, role)| match role {
+                RefRole::New { ty, .. } if *k == kind => Some(*ty),
+                _ => None,
+            })
+            .and_then(|ty| value.child_by_field_name(ty))
+            .and_then(|t| self.segments(t));
+        creation.and_then(|s| s.last().cloned()).unwrap_or_default()
+    }
+
+    fn bases(&mut self, list: Node<'_>, owner_type: Option<String>) {
+        let mut cursor = list.walk();
+        let types: Vec<Node<'_>> = list.named_children(&mut cursor).collect();
+        for ty in types {
+            if let Some(segments) = self.segments(ty) {
+                let (qualifier, name) = split_last(segments);
+                let receiver = path_receiver(&qualifier);
+                let mut reference = self.reference(RefKind::Base, receiver, qualifier, name, ty);
+                reference.type_args = self.type_args(ty);
+                reference.owner_type = owner_type.clone();
+                self.push(ty, reference);
+            }
+        }
+    }
+
+    /// The last name of a type, wrappers peeled (`Wrapper` of `&mut Wrapper<T>`).
+    fn type_name(&self, ty: Node<'_>) -> Option<String> {
+        let mut ty = ty;
+        loop {
+            if let Some(segments) = self.segments(ty) {
+                return segments.last().cloned();
+            }
+            let mut cursor = ty.walk();
+            let inner = ty
+                .named_children(&mut cursor)
+                .find(|c| c.kind() != "lifetime" && c.kind() != "mutable_specifier")?;
+            ty = inner;
+        }
+    }
+
+    fn unwrap<'t>(&self, node: Node<'t>) -> Node<'t> {
+        let mut node = node;
+        while let Some((_, field)) = self.spec.wrappers.iter().find(|(k, _)| *k == node.kind()) {
+            let inner = match field {
+                Some(f) => node.child_by_field_name(f),
+                None => node.named_child(0),
+            };
+            match inner {
+                Some(inner) => node = inner,
+                None => break,
+            }
+        }
+        node
+    }
+
+    fn path_form(&self, kind: &str) -> Option<(&'static str, &'static str, Qualifier)> {
+        self.spec
+            .paths
+            .iter()
+            .find(|(k, ..)| *k == kind)
+            .map(|(_, q, n, what)| (*q, *n, *what))
+    }
+
+    /// A callee as (receiver, qualifier segments, name).
+    fn split_name(&self, callee: Node<'_>) -> Option<(Receiver, Vec<String>, String)> {
+        let callee = self.unwrap(callee);
+        if callee.named_child_count() == 0 {
+            let name = self.text(callee).trim();
+            return (!name.is_empty()).then(|| (Receiver::Bare, Vec::new(), name.to_owned()));
+        }
+        let (qualifier_field, name_field, what) = self.path_form(callee.kind())?;
+        let name_node = self.field_or_child(callee, name_field)?;
+        let (_, _, name) = self.split_name(name_node)?;
+        let Some(qualifier) = (!qualifier_field.is_empty())
+            .then(|| callee.child_by_field_name(qualifier_field))
+            .flatten()
+        else {
+            // Only an anonymous token before the name: `this.X`, `base.X`
+            // are unnamed in some grammars.
+            let mut cursor = callee.walk();
+            let word = callee
+                .children(&mut cursor)
+                .map(|c| self.text(c))
+                .find(|t| self.spec.this_words.contains(t) || self.spec.base_words.contains(t));
+            return Some(match word {
+                Some(w) if self.spec.base_words.contains(&w) => (Receiver::Base, Vec::new(), name),
+                Some(_) => (Receiver::This, Vec::new(), name),
+                None if qualifier_field.is_empty() => (Receiver::Value, Vec::new(), name),
+                None => (Receiver::Value, Vec::new(), name),
+            });
+        };
+        let qualifier_text = self.text(qualifier).trim();
+        if self.spec.base_words.contains(&qualifier_text) {
+            return Some((Receiver::Base, Vec::new(), name));
+        }
+        if what != Qualifier::Path && self.spec.this_words.contains(&qualifier_text) {
+            return Some((Receiver::This, Vec::new(), name));
+        }
+        let segments = self.segments(qualifier);
+        if what != Qualifier::Path {
+            // A receiver declared with a type: `x.Foo()`, `this.x.Foo()`.
+            let variable = match segments.as_deref() {
+                Some([x]) => Some(x.as_str()),
+                Some([this, x]) if self.spec.this_words.contains(&this.as_str()) => {
+                    Some(x.as_str())
+                }
+                _ => None,
+            };
+            if let Some(ty) = variable.and_then(|x| self.type_of(callee, x)) {
+                return Some((Receiver::Typed, ty, name));
+            }
+            // A value that shows its type: `new Card().Go()`, `Store::open().add()`.
+            if segments.is_none() {
+                if let Some(ty) = self.value_type(qualifier) {
+                    return Some((Receiver::Typed, ty, name));
+                }
+            }
+        }
+        match (what, segments) {
+            (Qualifier::Value, Some(segments)) if segments.len() == 1 => {
+                Some((Receiver::Value, segments, name))
+            }
+            (Qualifier::Value, _) | (_, None) => Some((Receiver::Value, Vec::new(), name)),
+            (Qualifier::Path, Some(segments)) => {
+                if segments.len() == 1 && self.is_this_in_path(&segments[0]) {
+                    Some((Receiver::This, Vec::new(), name))
+                } else {
+                    Some((Receiver::Path, segments, name))
+                }
+            }
+            (Qualifier::PathOrValue, Some(segments)) => {
+                Some((Receiver::PathOrValue, segments, name))
+            }
+        }
+    }
+
+    /// The declared type of `name` as seen from `at`: the nearest binding
+    /// among the children of `at`'s ancestors.
+    fn type_of(&self, at: Node<'_>, name: &str) -> Option<Vec<String>> {
+        if self.spec.bindings.is_empty() || self.spec.this_words.contains(&name) {
+            return None;
+        }
+        if self.typing_depth.get() >= MAX_TYPING_DEPTH {
+            return None;
+        }
+        self.typing_depth.set(self.typing_depth.get() + 1);
+        let mut found = None;
+        let mut node = at;
+        'up: while let Some(parent) = node.parent() {
+            let mut cursor = parent.walk();
+            for child in parent.named_children(&mut cursor) {
+                if child.id() == node.id() {
+                    // Not its own initializer (`let x = x.y();`), and
+                    // nothing declared after the use.
+                    break;
+                }
+                if let Some(ty) = self.binding(child, name, 0) {
+                    found = Some(ty);
+                    break 'up;
+                }
+            }
+            node = parent;
+        }
+        self.typing_depth.set(self.typing_depth.get() - 1);
+        found
+    }
+
+    fn binding(&self, node: Node<'_>, name: &str, depth: u8) -> Option<Vec<String>> {
+        let (_, binding) = self.spec.bindings.iter().find(|(k, _)| *k == node.kind())?;
+        match *binding {
+            Binding::Group if depth == 0 => {
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                children.into_iter().find_map(|c| self.binding(c, name, 1))
+            }
+            Binding::Group => None,
+            Binding::Named { name: n, ty, value } => {
+                let declared = node.child_by_field_name(n)?;
+                if self.text(declared).trim() != name {
+                    return None;
+                }
+                match node.child_by_field_name(ty) {
+                    Some(t) => self.declared_type(t),
+                    None => value
+                        .and_then(|v| node.child_by_field_name(v))
+                        .and_then(|v| self.value_type(v)),
+                }
+            }
+            Binding::Declarators { inner, declarator } => {
+                let decl = match inner {
+                    Some(kind) => {
+                        let mut cursor = node.walk();
+                        let found = node.named_children(&mut cursor).find(|c| c.kind() == kind);
+                        found?
+                    }
+                    None => node,
+                };
+                let mut cursor = decl.walk();
+                let target = decl
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() == declarator)
+                    .find(|d| {
+                        d.child_by_field_name("name")
+                            .is_some_and(|n| self.text(n).trim() == name)
+                    })?;
+                let ty = decl.child_by_field_name("type")?;
+                if self.text(ty).trim() == "var" {
+                    let mut cursor = target.walk();
+                    let value = target.named_children(&mut cursor).last()?;
+                    self.value_type(value)
+                } else {
+                    self.declared_type(ty)
+                }
+            }
+        }
+    }
+
+    /// A declared type as path segments, wrappers peeled (`&mut Foo<T>` → `Foo`).
+    fn declared_type(&self, ty: Node<'_>) -> Option<Vec<String>> {
+        let mut ty = ty;
+        loop {
+            if let Some(segments) = self.segments(ty) {
+                return Some(segments);
+            }
+            let mut cursor = ty.walk();
+            let inner = ty
+                .named_children(&mut cursor)
+                .find(|c| c.kind() != "lifetime" && c.kind() != "mutable_specifier")?;
+            ty = inner;
+        }
+    }
+
+    /// The type a value shows: `new T(...)`, `T::new(...)`, `T { .. }`.
+    fn value_type(&self, value: Node<'_>) -> Option<Vec<String>> {
+        let ty = self.visible_type(value);
+        if !ty.is_empty() && !self.spec.literal_types.iter().any(|(_, t)| *t == ty) {
+            return Some(vec![ty]);
+        }
+        // `T::new()`: a path call whose qualifier names a type.
+        let role = self.roles.get(value.kind_id() as usize).copied().flatten();
+        if let Some(RefRole::Call { function, .. }) = role {
+            let callee = self.unwrap(value.child_by_field_name(function)?);
+            let (q, _, _) = self.path_form(callee.kind())?;
+            let qualifier = self.segments(callee.child_by_field_name(q)?)?;
+            let last = qualifier.last()?;
+            if last.starts_with(|c: char| c.is_uppercase())
+                && !self.spec.this_words.contains(&last.as_str())
+            {
+                return Some(qualifier);
+            }
+        }
+        None
+    }
+
+    /// `Self::x` means the current type; `self::x` (a module word) does not.
+    fn is_this_in_path(&self, segment: &str) -> bool {
+        self.spec.this_words.contains(&segment) && self.spec.scope.current_word != Some(segment)
+    }
+
+    /// A name or path as segments, generic arguments dropped; `None` for
+    /// anything else (a call, an index, a literal).
+    fn segments(&self, node: Node<'_>) -> Option<Vec<String>> {
+        let node = self.unwrap(node);
+        if node.named_child_count() == 0 {
+            let text = self.text(node).trim();
+            let plain = !text.is_empty()
+                && text
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '@');
+            return plain.then(|| vec![text.trim_start_matches('@').to_owned()]);
+        }
+        let (qualifier_field, name_field, what) = self.path_form(node.kind())?;
+        if what == Qualifier::Value || qualifier_field.is_empty() {
+            return None;
+        }
+        let mut segments = match node.child_by_field_name(qualifier_field) {
+            Some(q) => self.segments(q)?,
+            None => Vec::new(),
+        };
+        segments.extend(self.segments(self.field_or_child(node, name_field)?)?);
+        Some(segments)
+    }
+
+    fn using(&mut self, node: Node<'_>) {
+        let mut cursor = node.walk();
+        let mut global = false;
+        let mut is_static = false;
+        for child in node.children(&mut cursor) {
+            match self.text(child) {
+                "global" if !child.is_named() => global = true,
+                "static" if !child.is_named() => is_static = true,
+                _ => {}
+            }
+        }
+        let alias_node = node.child_by_field_name("name");
+        let mut cursor = node.walk();
+        let target = node
+            .named_children(&mut cursor)
+            .filter(|c| Some(c.id()) != alias_node.map(|a| a.id()))
+            .find_map(|c| self.segments(c));
+        let Some(path) = target else { return };
+        let alias = alias_node.map(|a| self.text(a).to_owned());
+        let kind = if alias.is_some() {
+            ImportKind::Name
+        } else if is_static {
+            ImportKind::UsingStatic
+        } else if global {
+            ImportKind::GlobalUsing
+        } else {
+            ImportKind::Using
+        };
+        self.imports.push(Import {
+            kind,
+            path,
+            alias,
+            line: line(node),
+            owner: None,
+        });
+    }
+
+    /// Flattens a Rust use tree into one import per leaf.
+    fn use_tree(&mut self, tree: Node<'_>, prefix: &[String], line: u32) {
+        let joined = |tail: Vec<String>| {
+            let mut path = prefix.to_vec();
+            path.extend(tail);
+            path
+        };
+        match tree.kind() {
+            "use_as_clause" => {
+                let (Some(path), Some(alias)) = (
+                    tree.child_by_field_name("path")
+                        .and_then(|p| self.segments(p)),
+                    tree.child_by_field_name("alias"),
+                ) else {
+                    return;
+                };
+                self.imports.push(Import {
+                    kind: ImportKind::Name,
+                    path: joined(path),
+                    alias: Some(self.text(alias).to_owned()),
+                    line,
+                    owner: None,
+                });
+            }
+            "use_wildcard" => {
+                let mut cursor = tree.walk();
+                let inner = tree
+                    .named_children(&mut cursor)
+                    .find_map(|c| self.segments(c));
+                self.imports.push(Import {
+                    kind: ImportKind::Glob,
+                    path: joined(inner.unwrap_or_default()),
+                    alias: None,
+                    line,
+                    owner: None,
+                });
+            }
+            "scoped_use_list" => {
+                let path = tree
+                    .child_by_field_name("path")
+                    .and_then(|p| self.segments(p))
+                    .unwrap_or_default();
+                if let Some(list) = tree.child_by_field_name("list") {
+                    let prefix = joined(path);
+                    self.use_tree(list, &prefix, line);
+                }
+            }
+            "use_list" => {
+                let mut cursor = tree.walk();
+                let items: Vec<Node<'_>> = tree.named_children(&mut cursor).collect();
+                for item in items {
+                    // `use a::{self}` imports `a` itself.
+                    if item.kind() == "self" {
+                        if !prefix.is_empty() {
+                            self.imports.push(Import {
+                                kind: ImportKind::Name,
+                                path: prefix.to_vec(),
+                                alias: None,
+                                line,
+                                owner: None,
+                            });
+                        }
+                        continue;
+                    }
+                    self.use_tree(item, prefix, line);
+                }
+            }
+            _ => {
+                if let Some(path) = self.segments(tree) {
+                    self.imports.push(Import {
+                        kind: ImportKind::Name,
+                        path: joined(path),
+                        alias: None,
+                        line,
+                        owner: None,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Calls inside a macro's token tree, which the grammar leaves
+    /// unparsed: a name directly followed by a parenthesized tree, with the
+    /// `a::b::` path or the `.` before it.
+    fn scan_tokens(&mut self, tree: Node<'_>) {
+        let mut stack = vec![tree];
+        while let Some(tree) = stack.pop() {
+            let mut cursor = tree.walk();
+            let tokens: Vec<Node<'_>> = tree.children(&mut cursor).collect();
+            for (i, token) in tokens.iter().enumerate() {
+                if token.kind() == "token_tree" {
+                    stack.push(*token);
+                    continue;
+                }
+                if token.kind() != "identifier" {
+                    continue;
+                }
+                let next = tokens.get(i + 1);
+                let (kind, is_call) = match next.map(|n| (n.kind(), self.text(*n))) {
+                    Some(("token_tree", t)) if t.starts_with('(') => (RefKind::Call, true),
+                    Some(("!", _)) => (RefKind::Macro, true),
+                    _ => (RefKind::Call, false),
+                };
+                if !is_call {
+                    continue;
+                }
+                let name = self.text(*token).to_owned();
+                let (receiver, qualifier) = self.tokens_before(&tokens[..i]);
+                let mut reference = self.reference(kind, receiver, qualifier, name, *token);
+                if kind == RefKind::Call {
+                    reference.args = next.map(|n| count_token_args(*n, self.text));
+                }
+                self.push(*token, reference);
+            }
+        }
+    }
+
+    /// The receiver of a call in a token tree, from the tokens before its name.
+    fn tokens_before(&self, before: &[Node<'_>]) -> (Receiver, Vec<String>) {
+        let Some(last) = before.last() else {
+            return (Receiver::Bare, Vec::new());
+        };
+        match self.text(*last) {
+            "." => {
+                let value = before.len().checked_sub(2).map(|i| self.text(before[i]));
+                match value {
+                    Some(v) if self.spec.this_words.contains(&v) => (Receiver::This, Vec::new()),
+                    _ => (Receiver::Value, Vec::new()),
+                }
+            }
+            "::" => {
+                let mut segments = Vec::new();
+                let mut i = before.len();
+                while i >= 2 && self.text(before[i - 1]) == "::" {
+                    let segment = before[i - 2];
+                    if segment.named_child_count() > 0 || segment.kind() == "token_tree" {
+                        break;
+                    }
+                    segments.push(self.text(segment).to_owned());
+                    i -= 2;
+                }
+                segments.reverse();
+                if segments.is_empty() {
+                    (Receiver::Value, Vec::new())
+                } else if segments.len() == 1 && self.is_this_in_path(&segments[0]) {
+                    (Receiver::This, Vec::new())
+                } else {
+                    (Receiver::Path, segments)
+                }
+            }
+            _ => (Receiver::Bare, Vec::new()),
+        }
+    }
+}
+
+/// Arguments in a parenthesized token tree: top-level commas plus one.
+fn count_token_args(tree: Node<'_>, text: &str) -> u32 {
+    let mut cursor = tree.walk();
+    let inner: Vec<&str> = tree
+        .children(&mut cursor)
+        .map(|c| &text[c.byte_range()])
+        .collect();
+    let body = &inner[1..inner.len().saturating_sub(1).max(1)];
+    if body.is_empty() {
+        0
+    } else {
+        body.iter().filter(|t| **t == ",").count() as u32 + u32::from(body.last() != Some(&","))
+    }
+}
+
+fn split_last(mut segments: Vec<String>) -> (Vec<String>, String) {
+    let name = segments.pop().unwrap_or_default();
+    (segments, name)
+}
+
+fn path_receiver(qualifier: &[String]) -> Receiver {
+    if qualifier.is_empty() {
+        Receiver::Bare
+    } else {
+        Receiver::Path
+    }
+}
+
+/// Assigns each import to the innermost declaration whose lines hold it.
+pub(crate) fn assign_import_owners(imports: &mut [Import], lines: &[(u32, u32)]) {
+    for import in imports {
+        import.owner = lines
+            .iter()
+            .rposition(|(start, end)| *start <= import.line && import.line <= *end)
+            .map(|i| i as u32);
+    }
+}
+
+/// Assigns each reference to the innermost declaration around it, given the
+/// declarations' byte ranges in pre-order.
+pub(crate) fn assign_owners(found: Vec<Found>, ranges: &[Range<usize>]) -> Vec<Reference> {
+    let mut refs = Vec::with_capacity(found.len());
+    for Found { at, mut reference } in found {
+        let before = ranges.partition_point(|r| r.start <= at);
+        reference.owner = ranges[..before]
+            .iter()
+            .rposition(|r| r.contains(&at))
+            .map(|i| i as u32);
+        refs.push(reference);
+    }
+    refs
+}
