@@ -18,6 +18,7 @@
 //!   writer lock, logs; [`settings`]: git config shared by commands.
 
 pub mod client;
+pub mod codegraph;
 pub mod fault;
 pub mod fsck;
 pub mod graph;

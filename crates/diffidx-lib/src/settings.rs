@@ -25,3 +25,11 @@ pub fn query_server_enabled(repo: &Repo) -> bool {
             .config_string("diffidx.server")
             .is_some_and(|v| off(&v))
 }
+
+/// Whether index runs keep the code graph: not with git config
+/// `diffidx.graph false` (a repository where only the records are wanted,
+/// and benchmarks that measure the records alone).
+pub fn code_graph_enabled(repo: &Repo) -> bool {
+    let off = |v: &str| matches!(v.trim(), "off" | "false" | "0" | "no");
+    !repo.config_string("diffidx.graph").is_some_and(|v| off(&v))
+}

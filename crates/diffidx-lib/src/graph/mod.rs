@@ -7,6 +7,8 @@
 //! values a backend writes. Adding an edge kind is a row type here, one
 //! `props` function, and one statement per backend (docs/architecture.md).
 
+pub mod code;
+
 use std::collections::{BTreeMap, HashSet};
 
 use diffidx_core::delta::Similarity;

@@ -32,6 +32,8 @@ pub enum IndexError {
     Store(#[from] StoreError),
     #[error(transparent)]
     State(#[from] StateError),
+    #[error("updating the code graph: {0}")]
+    Graph(#[from] crate::codegraph::GraphError),
 }
 
 impl From<open::OpenError> for IndexError {
@@ -89,6 +91,8 @@ pub struct IndexReport {
     /// The store was rewritten compactly: its size before and after, or
     /// why that failed (the store is then as it was).
     pub compacted: Option<Result<(u64, u64), String>>,
+    /// The code graph moved to `HEAD`.
+    pub graph: Option<crate::codegraph::GraphReport>,
 }
 
 /// Progress callbacks for a terminal front end.
@@ -157,7 +161,8 @@ fn index_locked_with(
         }
         progress.advance(done + 1);
     }
-    flush(repo, &mut notes, &mut batch, &mut report)?;
+    let store = flush(repo, &mut notes, &mut batch, &mut report)?;
+    report.graph = update_graph(&mut differ, store)?;
     if report.computed + report.imported >= PACK_AFTER {
         // Packed, the notes take a fraction of the room; a failure costs
         // only that room (git gc packs them later).
@@ -167,6 +172,32 @@ fn index_locked_with(
     // Every note is loaded now: a rebuild that was killed is finished.
     let _ = std::fs::remove_file(StateDir::of(repo).rebuilding());
     Ok(report)
+}
+
+/// Moves the code graph to `HEAD` once `HEAD` is indexed (an unborn or
+/// unindexed `HEAD` leaves it where it is).
+///
+/// `store` is the store the run has open, if any: opened and closed once,
+/// a large store costs less (closing checkpoints and seals it).
+fn update_graph(
+    differ: &mut SymbolDiffer<'_>,
+    store: Option<store::Store>,
+) -> Result<Option<crate::codegraph::GraphReport>> {
+    let repo = differ.repo();
+    if !crate::settings::code_graph_enabled(repo) {
+        return Ok(None);
+    }
+    let Ok(head) = repo.resolve_commit("HEAD") else {
+        return Ok(None);
+    };
+    let store = match store {
+        Some(store) => store,
+        None => open::for_writing(&StateDir::of(repo))?,
+    };
+    if !store.has_commit(&head.to_string())? {
+        return Ok(None);
+    }
+    Ok(crate::codegraph::update(&store, differ, head)?)
 }
 
 /// Copies into our notes the notes fetched from remotes
@@ -262,15 +293,16 @@ fn sync_from_notes(
 }
 
 /// Writes the staged notes (one notes commit), then loads the batch into the
-/// store, which is held open only for that.
+/// store, which is held open only for that; returns it, for a caller that
+/// writes more right after (the code graph), else it closes when dropped.
 fn flush(
     repo: &Repo,
     notes: &mut Notes<'_>,
     batch: &mut Vec<CommitRecord>,
     report: &mut IndexReport,
-) -> Result<()> {
+) -> Result<Option<store::Store>> {
     if batch.is_empty() && notes.staged() == 0 {
-        return Ok(());
+        return Ok(None);
     }
     let message = format!("diffidx: index {} commits", batch.len());
     crate::fault::point("notes-staged");
@@ -280,10 +312,11 @@ fn flush(
         report.notes_commits += 1;
     }
     let tip = notes.tip().map(|t| t.to_string());
-    open::for_writing(&StateDir::of(repo))?.load(batch, tip.as_deref())?;
+    let store = open::for_writing(&StateDir::of(repo))?;
+    store.load(batch, tip.as_deref())?;
     report.loaded += batch.len();
     batch.clear();
-    Ok(())
+    Ok(Some(store))
 }
 
 /// Recreates the store from the notes alone (no commit is recomputed unless
@@ -320,6 +353,7 @@ fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<I
     let mut notes = repo.notes()?;
     let mut differ = SymbolDiffer::new(repo, diff.clone())?;
     sync_from_notes(&mut notes, &mut differ, &mut report)?;
+    report.graph = update_graph(&mut differ, None)?;
     if report.loaded >= PACK_AFTER {
         report.compacted = Some(compact(state));
     }

@@ -8,6 +8,7 @@
 //! leaves the store as it was before the load, and the notes can always
 //! rebuild it. What is written comes from `crate::graph`, as for Neo4j.
 
+pub mod codegraph;
 mod kuzu;
 mod load;
 mod read;

@@ -80,7 +80,7 @@ impl<'s> Reader<'s> {
         }
     }
 
-    fn run(
+    pub(super) fn run(
         &self,
         text: &str,
         what: &'static str,
@@ -179,6 +179,9 @@ impl<'s> Reader<'s> {
         Ok(Some(
             node.get_properties()
                 .iter()
+                // An unset property (a symbol the code graph never saw has
+                // no `unresolved`) is absent, as in Neo4j.
+                .filter(|(_, v)| !matches!(v, Value::Null(_)))
                 .map(|(k, v)| {
                     let json = match v {
                         Value::String(s) => serde_json::Value::from(s.as_str()),

@@ -10,13 +10,27 @@
 //! (:Symbol)-[:CHILD_OF]->(:Symbol|File)   the enclosing symbol, or the file
 //! (:Symbol)-[:MOVED_TO {sha}]->(:Symbol)  old identity → new identity
 //! (:Symbol)-[:CONTINUES {sha, similarity}]->(:Symbol)  lineage: DELETED → ADDED
-//! (:Meta {key, value})                    schema version, loaded notes tip
+//! (:Meta {key, value})                    schema version, loaded notes tip,
+//!                                         the code graph's commit and version
+//!
+//! The code graph at that commit (`crate::codegraph`):
+//! (:Directory {path})  (:Module {name, language})
+//! (:Source {path, blob, language, facts})  each file's facts, for updates
+//! (:Directory)-[:CONTAINS]->(:Directory|:File), (:File)-[:CONTAINS]->(:Symbol),
+//! (:Symbol)-[:CONTAINS]->(:Symbol)
+//! (:File)-[:IMPORTS {kind, alias, line}]->(:Module|:File)
+//! (:Symbol)-[:CALLS|INHERITS|IMPLEMENTS {file, resolution, candidates, line, sites}]->(:Symbol)
+//! Symbol.unresolved: references in it that match nothing in the repository.
 //! ```
+//!
+//! Every code-graph relationship except those between directories carries
+//! the `file` whose content made it, so an update replaces exactly what a
+//! file made.
 //!
 //! The properties are those of `crate::graph` (the same as in Neo4j), plus
 //! `seq`, which orders commits loaded in the same second (oldest first).
 
-pub const SCHEMA_VERSION: &str = "3";
+pub const SCHEMA_VERSION: &str = "4";
 
 pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -25,10 +39,27 @@ pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS File(path STRING, language STRING, PRIMARY KEY(path))",
     "CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, path STRING, qualname STRING, name STRING, \
      kind STRING, sig STRING, language STRING, deleted BOOLEAN, start_line INT64, end_line INT64, \
-     content_hash STRING, PRIMARY KEY(id))",
+     content_hash STRING, unresolved INT64, PRIMARY KEY(id))",
     "CREATE REL TABLE IF NOT EXISTS CHANGED_IN(FROM Symbol TO Commit, status STRING, old_path STRING, \
      modified BOOLEAN, start_line INT64, end_line INT64)",
     "CREATE REL TABLE IF NOT EXISTS CHILD_OF(FROM Symbol TO Symbol, FROM Symbol TO File)",
     "CREATE REL TABLE IF NOT EXISTS MOVED_TO(FROM Symbol TO Symbol, sha STRING)",
     "CREATE REL TABLE IF NOT EXISTS CONTINUES(FROM Symbol TO Symbol, sha STRING, similarity DOUBLE)",
+    "CREATE NODE TABLE IF NOT EXISTS Directory(path STRING, PRIMARY KEY(path))",
+    "CREATE NODE TABLE IF NOT EXISTS Module(name STRING, language STRING, PRIMARY KEY(name))",
+    "CREATE NODE TABLE IF NOT EXISTS Source(path STRING, blob STRING, language STRING, facts STRING, \
+     PRIMARY KEY(path))",
+    "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Directory TO Directory, FROM Directory TO File, \
+     FROM File TO Symbol, FROM Symbol TO Symbol, file STRING)",
+    "CREATE REL TABLE IF NOT EXISTS IMPORTS(FROM File TO Module, FROM File TO File, kind STRING, \
+     alias STRING, line INT64)",
+    "CREATE REL TABLE IF NOT EXISTS CALLS(FROM Symbol TO Symbol, file STRING, resolution STRING, \
+     candidates INT64, line INT64, sites INT64)",
+    "CREATE REL TABLE IF NOT EXISTS INHERITS(FROM Symbol TO Symbol, file STRING, resolution STRING, \
+     candidates INT64, line INT64, sites INT64)",
+    "CREATE REL TABLE IF NOT EXISTS IMPLEMENTS(FROM Symbol TO Symbol, file STRING, resolution STRING, \
+     candidates INT64, line INT64, sites INT64)",
 ];
+
+/// The code-graph relationships between symbols, by edge kind.
+pub const CODE_EDGES: &[&str] = &["CALLS", "INHERITS", "IMPLEMENTS"];

@@ -135,7 +135,14 @@ where
 }
 
 pub(super) async fn ensure_constraints(graph: &Graph, config: &Neo4jConfig) -> Result<()> {
-    for label in ["Repository", "Commit", "File", "Symbol"] {
+    for label in [
+        "Repository",
+        "Commit",
+        "File",
+        "Symbol",
+        "Directory",
+        "Module",
+    ] {
         let q = format!(
             "CREATE CONSTRAINT {}_id IF NOT EXISTS FOR (n:{label}) REQUIRE n.id IS UNIQUE",
             label.to_lowercase()
@@ -311,6 +318,220 @@ pub(super) async fn write_rows(
             let q = query(text)
                 .param("rows", chunk.to_vec())
                 .param("repo", repo);
+            if let Err(e) = timed(config, what, txn.run(q)).await {
+                let _ = tokio::time::timeout(STEP_DEADLINE, txn.rollback()).await;
+                return Err(e);
+            }
+        }
+    }
+    timed(config, "commit", txn.commit()).await?;
+    Ok(sent)
+}
+
+/// The code graph of one repository, replacing the one pushed before, in
+/// one transaction; returns the rows sent. The graph describes one tree,
+/// so the old rows go first (directories and modules, and every
+/// `CONTAINS`, `IMPORTS`, `CALLS`, `INHERITS` and `IMPLEMENTS` leaving this
+/// repository's nodes); symbols stay (their history is in `CHANGED_IN`).
+pub(super) async fn write_code_graph(
+    graph: &Graph,
+    config: &Neo4jConfig,
+    snapshot: &crate::store::codegraph::GraphSnapshot,
+) -> Result<usize> {
+    use diffidx_core::codegraph::ImportTarget;
+
+    let repo = config.repo_id.as_str();
+    let ns = |id: &str| format!("{repo}:{id}");
+    let file_id = |path: &str| ns(&format!("file:{path}"));
+    let dir_id = |path: &str| ns(&format!("dir:{path}"));
+    let module_id = |name: &str| ns(&format!("module:{name}"));
+    let rows = &snapshot.rows;
+    let mut statements: Vec<(&'static str, String, Vec<BoltType>)> = Vec::new();
+    for (label, rel) in [
+        ("Symbol", "CALLS"),
+        ("Symbol", "INHERITS"),
+        ("Symbol", "IMPLEMENTS"),
+        ("Symbol", "CONTAINS"),
+        ("File", "CONTAINS"),
+        ("File", "IMPORTS"),
+    ] {
+        statements.push((
+            "replace the code graph",
+            format!("MATCH (n:{label} {{repo: $repo}})-[r:{rel}]->() DELETE r"),
+            Vec::new(),
+        ));
+    }
+    for label in ["Directory", "Module"] {
+        statements.push((
+            "replace the code graph",
+            format!("MATCH (n:{label} {{repo: $repo}}) DETACH DELETE n"),
+            Vec::new(),
+        ));
+    }
+    let mut add = |what: &'static str, text: &str, rows: Vec<BoltType>| {
+        if !rows.is_empty() {
+            statements.push((what, text.to_owned(), rows));
+        }
+    };
+    add(
+        "directories",
+        "UNWIND $rows AS r MERGE (d:Directory {id: r.id}) SET d.repo = $repo, d.path = r.path",
+        snapshot
+            .directories
+            .iter()
+            .map(|d| map(d, vec![("id", dir_id(&d.path))]))
+            .collect(),
+    );
+    add(
+        "modules",
+        "UNWIND $rows AS r MERGE (m:Module {id: r.id}) SET m.repo = $repo, m.name = r.name, \
+         m.language = r.language",
+        rows.modules
+            .iter()
+            .map(|m| map(m, vec![("id", module_id(&m.name))]))
+            .collect(),
+    );
+    add(
+        "files",
+        FILES,
+        rows.files
+            .iter()
+            .map(|f| map(f, vec![("id", file_id(&f.path))]))
+            .collect(),
+    );
+    add(
+        "symbols",
+        "UNWIND $rows AS r MERGE (s:Symbol {id: r.id}) SET s.repo = $repo, s.path = r.path, \
+         s.qualname = r.qualname, s.name = r.name, s.kind = r.kind, s.sig = r.sig, \
+         s.language = r.language, s.deleted = false, s.start_line = r.start_line, \
+         s.end_line = r.end_line, s.content_hash = r.content_hash, s.unresolved = r.unresolved",
+        rows.symbols
+            .iter()
+            .map(|s| map(s, vec![("id", ns(&s.node.id))]))
+            .collect(),
+    );
+    add(
+        "directory hierarchy",
+        "UNWIND $rows AS r MATCH (a:Directory {id: r.parent}) MATCH (b:Directory {id: r.child}) \
+         CREATE (a)-[:CONTAINS {file: ''}]->(b)",
+        snapshot
+            .dir_dirs
+            .iter()
+            .map(|d| {
+                map(
+                    d,
+                    vec![("parent", dir_id(&d.parent)), ("child", dir_id(&d.child))],
+                )
+            })
+            .collect(),
+    );
+    add(
+        "directory files",
+        "UNWIND $rows AS r MATCH (a:Directory {id: r.parent}) MATCH (b:File {id: r.child}) \
+         CREATE (a)-[:CONTAINS {file: ''}]->(b)",
+        snapshot
+            .dir_files
+            .iter()
+            .map(|d| {
+                map(
+                    d,
+                    vec![("parent", dir_id(&d.parent)), ("child", file_id(&d.child))],
+                )
+            })
+            .collect(),
+    );
+    let (top, members): (Vec<_>, Vec<_>) = rows.contains.iter().partition(|c| c.parent.is_none());
+    add(
+        "file symbols",
+        "UNWIND $rows AS r MATCH (f:File {id: r.parent}) MATCH (s:Symbol {id: r.child}) \
+         CREATE (f)-[:CONTAINS {file: r.file}]->(s)",
+        top.iter()
+            .map(|c| {
+                map(
+                    *c,
+                    vec![("parent", file_id(&c.file)), ("child", ns(&c.child))],
+                )
+            })
+            .collect(),
+    );
+    add(
+        "members",
+        "UNWIND $rows AS r MATCH (p:Symbol {id: r.parent}) MATCH (s:Symbol {id: r.child}) \
+         CREATE (p)-[:CONTAINS {file: r.file}]->(s)",
+        members
+            .iter()
+            .map(|c| {
+                let parent = c.parent.as_deref().unwrap_or_default();
+                map(*c, vec![("parent", ns(parent)), ("child", ns(&c.child))])
+            })
+            .collect(),
+    );
+    let (to_modules, to_files): (Vec<_>, Vec<_>) = rows
+        .imports
+        .iter()
+        .partition(|i| matches!(i.target, ImportTarget::Module(_)));
+    add(
+        "imports",
+        "UNWIND $rows AS r MATCH (f:File {id: r.file}) MATCH (m:Module {id: r.target}) \
+         CREATE (f)-[:IMPORTS {kind: r.kind, alias: r.alias, line: r.line}]->(m)",
+        to_modules
+            .iter()
+            .map(|i| {
+                let ImportTarget::Module(name) = &i.target else {
+                    unreachable!()
+                };
+                map(
+                    *i,
+                    vec![("file", file_id(&i.file)), ("target", module_id(name))],
+                )
+            })
+            .collect(),
+    );
+    add(
+        "imports",
+        "UNWIND $rows AS r MATCH (f:File {id: r.file}) MATCH (t:File {id: r.target}) \
+         CREATE (f)-[:IMPORTS {kind: r.kind, alias: r.alias, line: r.line}]->(t)",
+        to_files
+            .iter()
+            .map(|i| {
+                let ImportTarget::File(path) = &i.target else {
+                    unreachable!()
+                };
+                map(
+                    *i,
+                    vec![("file", file_id(&i.file)), ("target", file_id(path))],
+                )
+            })
+            .collect(),
+    );
+    for kind in ["CALLS", "INHERITS", "IMPLEMENTS"] {
+        add(
+            "code edges",
+            &format!(
+                "UNWIND $rows AS r MATCH (a:Symbol {{id: r.from}}) MATCH (b:Symbol {{id: r.to}}) \
+                 CREATE (a)-[:{kind} {{file: r.file, resolution: r.resolution, \
+                 candidates: r.candidates, line: r.line, sites: r.sites}}]->(b)"
+            ),
+            rows.edges
+                .iter()
+                .filter(|e| e.edge.kind.as_str() == kind)
+                .map(|e| map(e, vec![("from", ns(&e.edge.from)), ("to", ns(&e.edge.to))]))
+                .collect(),
+        );
+    }
+    let mut txn = timed(config, "begin", graph.start_txn()).await?;
+    let mut sent = 0;
+    for (what, text, rows) in statements {
+        let chunks: Vec<Vec<BoltType>> = if rows.is_empty() {
+            vec![Vec::new()]
+        } else {
+            rows.chunks(config.batch_rows.max(1))
+                .map(<[_]>::to_vec)
+                .collect()
+        };
+        for chunk in chunks {
+            sent += chunk.len();
+            let q = query(&text).param("rows", chunk).param("repo", repo);
             if let Err(e) = timed(config, what, txn.run(q)).await {
                 let _ = tokio::time::timeout(STEP_DEADLINE, txn.rollback()).await;
                 return Err(e);

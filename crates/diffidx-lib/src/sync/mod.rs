@@ -62,6 +62,9 @@ pub struct PushReport {
     pub invalid: Vec<(String, String)>,
     /// Notes for commits this clone does not have (nothing to push them with).
     pub absent: usize,
+    /// The code graph was pushed (it changed since the last push): its
+    /// commit and the rows sent.
+    pub graph: Option<(String, usize)>,
 }
 
 /// Noted commits not pushed to a target yet.
@@ -147,7 +150,8 @@ async fn push_async(repo: &Repo, config: &Neo4jConfig) -> Result<PushReport> {
         }
     }
     write_skipped(&skipped_path(&watermark), &skipped)?;
-    if todo.is_empty() {
+    let code_graph = code_graph_to_push(repo, &watermark);
+    if todo.is_empty() && code_graph.is_none() {
         return Ok(report);
     }
     todo.sort_by_key(|(info, _)| (info.time, info.id));
@@ -177,7 +181,40 @@ async fn push_async(repo: &Repo, config: &Neo4jConfig) -> Result<PushReport> {
         report.transactions += 1;
         crate::fault::point(crate::fault::PUSH_BATCH_DONE);
     }
+    if let Some(snapshot) = code_graph {
+        let sent = bolt::with_retries(config, || bolt::write_code_graph(&graph, config, &snapshot))
+            .await?;
+        write_graph_watermark(&watermark, &snapshot.commit)?;
+        report.rows += sent;
+        report.transactions += 1;
+        report.graph = Some((snapshot.commit, sent));
+    }
     Ok(report)
+}
+
+/// Where a push records the commit of the code graph it pushed.
+fn graph_watermark(watermark: &std::path::Path) -> PathBuf {
+    watermark.with_extension("graph")
+}
+
+/// The store's code graph when it differs from the one pushed last (a
+/// store that cannot be read now is pushed next time).
+fn code_graph_to_push(
+    repo: &Repo,
+    watermark: &std::path::Path,
+) -> Option<crate::store::codegraph::GraphSnapshot> {
+    let pushed = std::fs::read_to_string(graph_watermark(watermark)).unwrap_or_default();
+    let store = crate::open::for_reading(repo, crate::open::WAIT).ok()?;
+    let commit = store.meta("graph_commit").ok()??;
+    if commit == pushed.trim() {
+        return None;
+    }
+    store.graph_snapshot().ok()?
+}
+
+fn write_graph_watermark(watermark: &std::path::Path, commit: &str) -> Result<()> {
+    let path = graph_watermark(watermark);
+    std::fs::write(&path, format!("{commit}\n")).map_err(|source| SyncError::Io { path, source })
 }
 
 fn read_watermark(path: &std::path::Path) -> Result<HashSet<String>> {

@@ -1,0 +1,200 @@
+//! Keeps the code graph in the store current with `HEAD`.
+//!
+//! After each index run the graph moves to the new `HEAD`: the files whose
+//! blob changed since the graph's commit are parsed (reusing what the run
+//! parsed already), and the edges of those files and of the files that
+//! mention a name they declare(d) are derived again
+//! (`diffidx_core::codegraph::affected`); nothing else is touched. With no
+//! graph yet, or one of another version, every file is derived: a
+//! from-scratch build, which updates must always equal.
+
+mod query;
+
+pub use query::{graph, impact, GraphAnswer, GraphQuery, ImpactAnswer, Reached, Touched};
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use diffidx_core::codegraph::{self, DefIndex, FileFacts, SourceFile, GRAPH_VERSION};
+use diffidx_core::git::Repo;
+use diffidx_core::{Language, SymbolDiffer};
+
+use crate::graph::code::{CodeRows, DirContains, DirectoryNode};
+use crate::store::codegraph::{GraphWrite, StoredSource};
+use crate::store::{Store, StoreError};
+
+/// What one update did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GraphReport {
+    pub commit: String,
+    /// Built from nothing (no graph yet, or of another version).
+    pub full: bool,
+    /// Files parsed, and files whose edges were derived.
+    pub parsed: usize,
+    pub derived: usize,
+    /// Files in the tree the graph describes.
+    pub files: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GraphError {
+    #[error(transparent)]
+    Core(#[from] diffidx_core::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Moves the graph to `commit` (normally `HEAD`). Does nothing when it is
+/// there already.
+pub fn update(
+    store: &Store,
+    differ: &mut SymbolDiffer<'_>,
+    commit: diffidx_core::ObjectId,
+) -> Result<Option<GraphReport>, GraphError> {
+    let repo: &Repo = differ.repo();
+    let state = store.graph_state()?;
+    let sha = commit.to_string();
+    let current = state.version.as_deref() == Some(GRAPH_VERSION);
+    if current && state.commit.as_deref() == Some(sha.as_str()) {
+        return Ok(None);
+    }
+    let mut old: BTreeMap<String, SourceFile> = BTreeMap::new();
+    let mut old_blobs: BTreeMap<String, String> = BTreeMap::new();
+    if current {
+        for stored in &state.sources {
+            let (Some(language), Ok(facts)) = (
+                Language::from_name(&stored.language),
+                serde_json::from_str::<FileFacts>(&stored.facts),
+            ) else {
+                continue; // unreadable: derived again below as changed
+            };
+            old.insert(
+                stored.path.clone(),
+                SourceFile {
+                    language,
+                    facts: Arc::new(facts),
+                },
+            );
+            old_blobs.insert(stored.path.clone(), stored.blob.clone());
+        }
+    }
+    let tree: Vec<_> = repo
+        .tree_files(commit)?
+        .into_iter()
+        .filter(|f| Language::from_path(&f.path).is_some())
+        .collect();
+    let changed_sides: Vec<_> = tree
+        .iter()
+        .filter(|f| {
+            old_blobs.get(&f.path) != Some(&f.blob.to_string()) || !old.contains_key(&f.path)
+        })
+        .collect();
+    // A partial clone fetches what it lacks in one go.
+    if repo.promisor_remote().is_some() {
+        let wanted: Vec<_> = changed_sides
+            .iter()
+            .map(|s| diffidx_core::git::FileChange {
+                old: None,
+                new: Some((*s).clone()),
+            })
+            .collect();
+        let missing = repo.lacking(&wanted, |_| true);
+        if !missing.is_empty() {
+            let _ = repo.fetch_missing(&missing);
+        }
+    }
+    let mut new = old.clone();
+    let mut sources = Vec::new();
+    let mut changed: BTreeSet<String> = BTreeSet::new();
+    let in_tree: BTreeSet<&str> = tree.iter().map(|f| f.path.as_str()).collect();
+    let removed: Vec<String> = old
+        .keys()
+        .filter(|p| !in_tree.contains(p.as_str()))
+        .cloned()
+        .collect();
+    for path in &removed {
+        new.remove(path);
+        changed.insert(path.clone());
+    }
+    for side in &changed_sides {
+        let language = Language::from_path(&side.path).expect("filtered to source files");
+        // An unreadable file (binary, too large, missing) is in the tree
+        // with nothing in it.
+        let facts = differ
+            .file_facts(side.blob, &side.path)?
+            .unwrap_or_default();
+        let json = serde_json::to_string(&facts).unwrap_or_default();
+        sources.push(StoredSource {
+            path: side.path.clone(),
+            blob: side.blob.to_string(),
+            language: language.name().to_owned(),
+            facts: json,
+        });
+        new.insert(
+            side.path.clone(),
+            SourceFile {
+                language,
+                facts: Arc::new(facts),
+            },
+        );
+        changed.insert(side.path.clone());
+    }
+    let rederived = if current {
+        codegraph::affected(&old, &new, &changed)
+    } else {
+        new.keys().cloned().collect()
+    };
+    let index = DefIndex::new(&new);
+    let mut rows = CodeRows::default();
+    for path in &rederived {
+        let file = &new[path];
+        rows.add_file(path, file.language, &file.facts, index.resolve_file(path));
+    }
+    let file_set_changed =
+        !current || !removed.is_empty() || changed_sides.iter().any(|s| !old.contains_key(&s.path));
+    let directories = file_set_changed.then(|| directory_rows(new.keys().map(String::as_str)));
+    let report = GraphReport {
+        commit: sha.clone(),
+        full: !current,
+        parsed: changed_sides.len(),
+        derived: rederived.len(),
+        files: new.len(),
+    };
+    store.write_graph(&GraphWrite {
+        commit: sha,
+        version: GRAPH_VERSION.to_owned(),
+        reset: !current,
+        first: state.commit.is_none() && state.sources.is_empty(),
+        removed,
+        sources,
+        rederived: rederived.into_iter().collect(),
+        rows,
+        directories,
+    })?;
+    Ok(Some(report))
+}
+
+/// Every directory of the tree (the root is `""`), and what each contains.
+fn directory_rows<'a>(
+    paths: impl Iterator<Item = &'a str> + Clone,
+) -> (Vec<DirectoryNode>, Vec<DirContains>, Vec<DirContains>) {
+    let dirs = codegraph::directories(paths.clone());
+    let mut nodes = vec![DirectoryNode {
+        path: String::new(),
+    }];
+    let mut to_dirs = Vec::new();
+    for (dir, parent) in &dirs {
+        nodes.push(DirectoryNode { path: dir.clone() });
+        to_dirs.push(DirContains {
+            parent: parent.clone(),
+            child: dir.clone(),
+        });
+    }
+    let to_files = paths
+        .map(|p| DirContains {
+            parent: codegraph::parent_dir(p).to_owned(),
+            child: p.to_owned(),
+        })
+        .collect();
+    (nodes, to_dirs, to_files)
+}

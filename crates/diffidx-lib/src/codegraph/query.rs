@@ -1,0 +1,243 @@
+//! Questions the code graph answers, from the store: what is around a
+//! symbol (`graph`), and what a change puts at risk (`impact`).
+
+use std::collections::{BTreeMap, HashSet};
+
+use diffidx_core::codegraph::Resolution;
+use diffidx_core::{Status, SymbolDelta, SymbolQuery};
+use serde::{Deserialize, Serialize};
+
+use crate::store::codegraph::{Direction, ImportRow, TreeSymbolRow};
+use crate::store::{Reader, StoreError};
+
+/// What `graph NAME` asks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphQuery {
+    pub symbol: SymbolQuery,
+    pub callers: bool,
+    pub callees: bool,
+    pub imports: bool,
+    pub inherits: bool,
+    pub depth: u32,
+    /// The least certain resolution followed.
+    pub min_resolution: Resolution,
+}
+
+/// A symbol reached from the ones asked about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reached {
+    #[serde(flatten)]
+    pub symbol: TreeSymbolRow,
+    /// Hops from the nearest symbol asked about (1 = direct).
+    pub distance: u32,
+    /// The id of the symbol it was reached from.
+    pub via: String,
+    /// `CALLS`, `INHERITS` or `IMPLEMENTS`.
+    pub edge: String,
+    pub resolution: String,
+    pub candidates: u32,
+    /// Where the reference is written: file and first line.
+    pub file: String,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphAnswer {
+    /// The commit the graph describes (`None`: no graph yet).
+    pub commit: Option<String>,
+    pub symbols: Vec<TreeSymbolRow>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callers: Vec<Reached>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callees: Vec<Reached>,
+    /// What the symbols inherit or implement, and what inherits or
+    /// implements them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<Reached>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<Reached>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<ImportRow>,
+}
+
+fn levels(min: Resolution) -> Vec<String> {
+    Resolution::ALL
+        .into_iter()
+        .filter(|r| *r <= min)
+        .map(|r| r.as_str().to_owned())
+        .collect()
+}
+
+/// Breadth-first from `roots` over `kinds` edges, up to `depth` hops; each
+/// symbol once, at its shortest distance (and most certain edge there).
+fn walk(
+    reader: &Reader<'_>,
+    roots: &[String],
+    kinds: &[&'static str],
+    direction: Direction,
+    depth: u32,
+    levels: &[String],
+) -> Result<Vec<Reached>, StoreError> {
+    let mut seen: HashSet<String> = roots.iter().cloned().collect();
+    let mut frontier: Vec<String> = roots.to_vec();
+    let mut out = Vec::new();
+    for distance in 1..=depth {
+        if frontier.is_empty() {
+            break;
+        }
+        let mut found: BTreeMap<String, Reached> = BTreeMap::new();
+        for kind in kinds {
+            for row in reader.edges(&frontier, kind, direction, levels)? {
+                if seen.contains(&row.other.id) {
+                    continue;
+                }
+                let reached = Reached {
+                    distance,
+                    via: row.at,
+                    edge: row.kind.to_owned(),
+                    resolution: row.resolution,
+                    candidates: row.candidates,
+                    file: row.file,
+                    line: row.line,
+                    symbol: row.other,
+                };
+                let better = |old: &Reached| rank(&reached) < rank(old);
+                match found.get(&reached.symbol.id) {
+                    Some(old) if !better(old) => {}
+                    _ => {
+                        found.insert(reached.symbol.id.clone(), reached);
+                    }
+                }
+            }
+        }
+        frontier = found.keys().cloned().collect();
+        seen.extend(frontier.iter().cloned());
+        out.extend(found.into_values());
+    }
+    out.sort_by(|a, b| rank(a).cmp(&rank(b)));
+    Ok(out)
+}
+
+/// Nearest, then most certain, then by place.
+fn rank(r: &Reached) -> (u32, u8, &str, u32, &str) {
+    let certainty = Resolution::parse(&r.resolution).map_or(9, |x| x as u8);
+    (
+        r.distance,
+        certainty,
+        r.symbol.path.as_str(),
+        r.symbol.start_line,
+        r.symbol.qualname.as_str(),
+    )
+}
+
+/// The graph around the symbols matching the query.
+pub fn graph(reader: &Reader<'_>, q: &GraphQuery) -> Result<GraphAnswer, StoreError> {
+    let commit = reader.graph_commit()?;
+    let mut symbols: Vec<TreeSymbolRow> = reader
+        .tree_symbols_named(q.symbol.own_name())?
+        .into_iter()
+        .filter(|s| q.symbol.matches(&s.qualname) && q.symbol.matches_path(&s.path))
+        .filter(|s| q.symbol.sig.as_ref().is_none_or(|sig| *sig == s.sig))
+        .filter(|s| q.symbol.kind.is_none_or(|k| k.as_str() == s.kind))
+        .collect();
+    symbols.sort_by(|a, b| (&a.path, a.start_line).cmp(&(&b.path, b.start_line)));
+    let ids: Vec<String> = symbols.iter().map(|s| s.id.clone()).collect();
+    let levels = levels(q.min_resolution);
+    let depth = q.depth.max(1);
+    let mut answer = GraphAnswer {
+        commit,
+        ..GraphAnswer::default()
+    };
+    if q.callers {
+        answer.callers = walk(reader, &ids, &["CALLS"], Direction::In, depth, &levels)?;
+    }
+    if q.callees {
+        answer.callees = walk(reader, &ids, &["CALLS"], Direction::Out, depth, &levels)?;
+    }
+    if q.inherits {
+        let kinds = ["INHERITS", "IMPLEMENTS"];
+        answer.bases = walk(reader, &ids, &kinds, Direction::Out, depth, &levels)?;
+        answer.derived = walk(reader, &ids, &kinds, Direction::In, depth, &levels)?;
+    }
+    if q.imports {
+        let mut paths: Vec<String> = symbols.iter().map(|s| s.path.clone()).collect();
+        paths.sort();
+        paths.dedup();
+        answer.imports = reader.imports_of(&paths)?;
+    }
+    answer.symbols = symbols;
+    Ok(answer)
+}
+
+/// A symbol a change touched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Touched {
+    pub status: Status,
+    pub kind: String,
+    pub qualname: String,
+    pub sig: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// In the graph's tree (a deleted symbol is not).
+    pub in_graph: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImpactAnswer {
+    /// The commit the graph describes.
+    pub commit: Option<String>,
+    pub touched: Vec<Touched>,
+    /// Everything within the depth that calls, inherits or implements a
+    /// touched symbol, nearest first.
+    pub reached: Vec<Reached>,
+    /// How many files `reached` spans.
+    pub files: usize,
+}
+
+/// The blast radius of a change: its deltas, then everything that calls,
+/// inherits or implements what it touched, up to `depth` hops.
+pub fn impact(
+    reader: &Reader<'_>,
+    deltas: &[SymbolDelta],
+    depth: u32,
+    min_resolution: Resolution,
+) -> Result<ImpactAnswer, StoreError> {
+    let commit = reader.graph_commit()?;
+    let ids: Vec<String> = deltas.iter().map(|d| d.id.clone()).collect();
+    let present: HashSet<String> = reader
+        .tree_symbols(&ids)?
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    let touched: Vec<Touched> = deltas
+        .iter()
+        .zip(&ids)
+        .map(|(d, id)| Touched {
+            status: d.status,
+            kind: d.kind.as_str().to_owned(),
+            qualname: d.qualname.clone(),
+            sig: d.sig.clone(),
+            path: d.path.clone(),
+            start_line: d.start_line,
+            end_line: d.end_line,
+            in_graph: present.contains(id),
+        })
+        .collect();
+    let roots: Vec<String> = ids.into_iter().filter(|id| present.contains(id)).collect();
+    let reached = walk(
+        reader,
+        &roots,
+        &["CALLS", "INHERITS", "IMPLEMENTS"],
+        Direction::In,
+        depth.max(1),
+        &levels(min_resolution),
+    )?;
+    let files: HashSet<&str> = reached.iter().map(|r| r.symbol.path.as_str()).collect();
+    Ok(ImpactAnswer {
+        commit,
+        files: files.len(),
+        touched,
+        reached,
+    })
+}

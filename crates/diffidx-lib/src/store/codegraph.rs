@@ -1,0 +1,742 @@
+//! The code graph in the store: its per-file sources (facts, to update it
+//! later) and its rows, replaced file by file in one transaction.
+
+use ::kuzu::Connection;
+
+use super::kuzu::{as_string, insert_rels, query, row, run, string_list, upsert, Insert};
+use super::schema::CODE_EDGES;
+use super::{set_meta, Result, Store};
+use crate::graph::code::{CodeRows, DirContains, DirectoryNode};
+use crate::graph::{Prop, Row as _};
+
+/// One file of the graph as stored: its blob and its facts (JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSource {
+    pub path: String,
+    pub blob: String,
+    pub language: String,
+    pub facts: String,
+}
+
+impl crate::graph::Row for StoredSource {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
+        vec![
+            ("path", Prop::Str(&self.path)),
+            ("blob", Prop::Str(&self.blob)),
+            ("language", Prop::Str(&self.language)),
+            ("facts", Prop::Str(&self.facts)),
+        ]
+    }
+}
+
+/// What the store holds of the graph.
+#[derive(Debug, Clone, Default)]
+pub struct GraphState {
+    /// The commit the graph describes and the graph version it was built with.
+    pub commit: Option<String>,
+    pub version: Option<String>,
+    pub sources: Vec<StoredSource>,
+}
+
+/// One update of the graph.
+#[derive(Debug, Clone, Default)]
+pub struct GraphWrite {
+    pub commit: String,
+    pub version: String,
+    /// Drop the whole graph first (a new graph version).
+    pub reset: bool,
+    /// The store has never held a graph: its tables are empty.
+    pub first: bool,
+    /// Files gone from the tree.
+    pub removed: Vec<String>,
+    /// Files new or changed in the tree.
+    pub sources: Vec<StoredSource>,
+    /// Files whose rows are replaced by `rows`.
+    pub rederived: Vec<String>,
+    pub rows: CodeRows,
+    /// Every directory and what it contains, when the set of files changed.
+    pub directories: Option<(Vec<DirectoryNode>, Vec<DirContains>, Vec<DirContains>)>,
+}
+
+impl Store {
+    pub fn graph_state(&self) -> Result<GraphState> {
+        let conn = self.conn()?;
+        let rows = query(
+            &conn,
+            "read graph sources",
+            "MATCH (s:Source) RETURN s.path, s.blob, s.language, s.facts",
+        )?;
+        let sources = rows
+            .iter()
+            .filter_map(|r| {
+                Some(StoredSource {
+                    path: as_string(&r[0])?,
+                    blob: as_string(&r[1])?,
+                    language: as_string(&r[2])?,
+                    facts: as_string(&r[3])?,
+                })
+            })
+            .collect();
+        Ok(GraphState {
+            commit: self.meta("graph_commit")?,
+            version: self.meta("graph_version")?,
+            sources,
+        })
+    }
+
+    /// Applies one update in one transaction.
+    pub fn write_graph(&self, update: &GraphWrite) -> Result<()> {
+        let conn = self.conn()?;
+        run(&conn, "begin", "BEGIN TRANSACTION")?;
+        match write_in_transaction(&conn, update) {
+            Ok(()) => {
+                crate::fault::point("graph-uncommitted");
+                run(&conn, "commit", "COMMIT").inspect_err(|_| {
+                    let _ = run(&conn, "rollback", "ROLLBACK");
+                })
+            }
+            Err(e) => {
+                let _ = run(&conn, "rollback", "ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+}
+
+fn delete_where(
+    conn: &Connection<'_>,
+    what: &'static str,
+    q: &str,
+    paths: &[String],
+) -> Result<()> {
+    if paths.is_empty() {
+        return Ok(());
+    }
+    let mut stmt = super::kuzu::prepare(conn, q)?;
+    super::kuzu::execute(conn, what, &mut stmt, vec![("paths", string_list(paths))])?;
+    Ok(())
+}
+
+/// Relationships go in with `insert_rels`: in bulk into the empty tables of
+/// a first build, else per row; every endpoint exists by then, written
+/// earlier in this transaction or by an earlier update.
+fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()> {
+    if update.reset {
+        for table in CODE_EDGES {
+            run(
+                conn,
+                "reset graph",
+                &format!("MATCH ()-[r:{table}]->() DELETE r"),
+            )?;
+        }
+        run(conn, "reset graph", "MATCH ()-[r:CONTAINS]->() DELETE r")?;
+        run(conn, "reset graph", "MATCH ()-[r:IMPORTS]->() DELETE r")?;
+        run(conn, "reset graph", "MATCH (d:Directory) DELETE d")?;
+        run(conn, "reset graph", "MATCH (m:Module) DELETE m")?;
+        run(conn, "reset graph", "MATCH (s:Source) DELETE s")?;
+    }
+    // A first build fills empty tables in bulk; an update inserts per row.
+    let how = if update.first {
+        Insert::Bulk
+    } else {
+        Insert::PerRow
+    };
+    // After a reset nothing is left to replace.
+    let mut gone: Vec<String> = Vec::new();
+    if !update.reset {
+        gone.extend(update.removed.iter().cloned());
+        gone.extend(update.rederived.iter().cloned());
+    }
+    let imported_before: Vec<(String, String)> = query(
+        conn,
+        "list imports",
+        "MATCH (f:File)-[:IMPORTS]->(m:Module) RETURN f.path, m.name",
+    )?
+    .iter()
+    .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?)))
+    .collect();
+    let modules_before: Vec<String> =
+        query(conn, "list modules", "MATCH (m:Module) RETURN m.name")?
+            .iter()
+            .filter_map(|r| as_string(&r[0]))
+            .collect();
+    for table in CODE_EDGES {
+        delete_where(
+            conn,
+            "replace edges",
+            &format!("MATCH ()-[r:{table}]->() WHERE r.file IN $paths DELETE r"),
+            &gone,
+        )?;
+    }
+    delete_where(
+        conn,
+        "replace hierarchy",
+        "MATCH ()-[r:CONTAINS]->(:Symbol) WHERE r.file IN $paths DELETE r",
+        &gone,
+    )?;
+    delete_where(
+        conn,
+        "replace imports",
+        "MATCH (f:File)-[r:IMPORTS]->() WHERE f.path IN $paths DELETE r",
+        &gone,
+    )?;
+    delete_where(
+        conn,
+        "remove sources",
+        "MATCH (s:Source) WHERE s.path IN $paths DELETE s",
+        &update.removed,
+    )?;
+    upsert(
+        conn,
+        "graph sources",
+        "UNWIND $rows AS r MERGE (s:Source {path: r.path}) SET s.blob = r.blob, \
+         s.language = r.language, s.facts = r.facts",
+        update.sources.iter().map(row).collect(),
+    )?;
+    let rows = &update.rows;
+    upsert(
+        conn,
+        "graph files",
+        "UNWIND $rows AS r MERGE (f:File {path: r.path}) SET f.language = r.language",
+        rows.files.iter().map(row).collect(),
+    )?;
+    upsert(
+        conn,
+        "graph symbols",
+        "UNWIND $rows AS r MERGE (s:Symbol {id: r.id}) SET s.path = r.path, s.qualname = r.qualname, \
+         s.name = r.name, s.kind = r.kind, s.sig = r.sig, s.language = r.language, s.deleted = false, \
+         s.start_line = r.start_line, s.end_line = r.end_line, s.content_hash = r.content_hash, \
+         s.unresolved = r.unresolved",
+        rows.symbols.iter().map(row).collect(),
+    )?;
+    let (top, members): (Vec<_>, Vec<_>) = rows.contains.iter().partition(|c| c.parent.is_none());
+    let contains = ["parent", "child", "file"];
+    insert_rels(
+        conn,
+        "graph hierarchy",
+        "CONTAINS",
+        ("File", "Symbol"),
+        &contains,
+        top.into_iter().map(row).collect(),
+        how,
+    )?;
+    insert_rels(
+        conn,
+        "graph hierarchy",
+        "CONTAINS",
+        ("Symbol", "Symbol"),
+        &contains,
+        members.into_iter().map(row).collect(),
+        how,
+    )?;
+    upsert(
+        conn,
+        "graph modules",
+        "UNWIND $rows AS r MERGE (m:Module {name: r.name}) SET m.language = r.language",
+        // One row per module: a batch must not name a node twice.
+        rows.modules
+            .iter()
+            .map(|m| (m.name.as_str(), m))
+            .collect::<std::collections::BTreeMap<_, _>>()
+            .into_values()
+            .map(row)
+            .collect(),
+    )?;
+    let (to_modules, to_files): (Vec<_>, Vec<_>) = rows
+        .imports
+        .iter()
+        .partition(|i| matches!(i.target, diffidx_core::codegraph::ImportTarget::Module(_)));
+    let imports = ["file", "target", "kind", "alias", "line"];
+    insert_rels(
+        conn,
+        "graph imports",
+        "IMPORTS",
+        ("File", "Module"),
+        &imports,
+        to_modules.into_iter().map(row).collect(),
+        how,
+    )?;
+    insert_rels(
+        conn,
+        "graph imports",
+        "IMPORTS",
+        ("File", "File"),
+        &imports,
+        to_files.into_iter().map(row).collect(),
+        how,
+    )?;
+    for table in CODE_EDGES {
+        let edges = rows
+            .edges
+            .iter()
+            .filter(|e| e.edge.kind.as_str() == *table)
+            .map(row)
+            .collect();
+        insert_rels(
+            conn,
+            "graph edges",
+            table,
+            ("Symbol", "Symbol"),
+            &[
+                "from",
+                "to",
+                "file",
+                "resolution",
+                "candidates",
+                "line",
+                "sites",
+            ],
+            edges,
+            how,
+        )?;
+    }
+    // Modules nothing imports any more (the files left alone, and the rows
+    // just written, are what imports them).
+    let mut used: std::collections::HashSet<&str> = imported_before
+        .iter()
+        .filter(|(file, _)| !gone.contains(file))
+        .map(|(_, module)| module.as_str())
+        .collect();
+    used.extend(rows.modules.iter().map(|m| m.name.as_str()));
+    let unused: Vec<String> = modules_before
+        .iter()
+        .filter(|m| !used.contains(m.as_str()))
+        .cloned()
+        .collect();
+    delete_where(
+        conn,
+        "prune modules",
+        "MATCH (m:Module) WHERE m.name IN $paths DETACH DELETE m",
+        &unused,
+    )?;
+    if let Some((dirs, to_dirs, to_files)) = &update.directories {
+        run(
+            conn,
+            "replace directories",
+            "MATCH (d:Directory) DETACH DELETE d",
+        )?;
+        upsert(
+            conn,
+            "directories",
+            "UNWIND $rows AS r MERGE (d:Directory {path: r.path})",
+            dirs.iter().map(row).collect(),
+        )?;
+        // Directories are no file's: their `file` is empty.
+        let dir_row = |d: &DirContains| {
+            let mut props = d.props();
+            props.push(("file", Prop::Str("")));
+            super::kuzu::row_of(props)
+        };
+        insert_rels(
+            conn,
+            "directories",
+            "CONTAINS",
+            ("Directory", "Directory"),
+            &contains,
+            to_dirs.iter().map(dir_row).collect(),
+            how,
+        )?;
+        insert_rels(
+            conn,
+            "directories",
+            "CONTAINS",
+            ("Directory", "File"),
+            &contains,
+            to_files.iter().map(dir_row).collect(),
+            how,
+        )?;
+    }
+    set_meta(conn, "graph_commit", &update.commit)?;
+    set_meta(conn, "graph_version", &update.version)?;
+    Ok(())
+}
+
+/// A symbol of the graph's tree.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TreeSymbolRow {
+    pub id: String,
+    pub qualname: String,
+    pub kind: String,
+    pub sig: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// References in it that matched nothing in the repository.
+    pub unresolved: u32,
+}
+
+/// An edge from or to a symbol, with the symbol at its other end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EdgeRow {
+    /// The symbol asked about.
+    pub at: String,
+    pub other: TreeSymbolRow,
+    pub kind: &'static str,
+    pub resolution: String,
+    pub candidates: u32,
+    /// Where the reference is: its file and first line.
+    pub file: String,
+    pub line: u32,
+}
+
+/// An import of a file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ImportRow {
+    pub file: String,
+    /// A namespace or module name, or a file path.
+    pub target: String,
+    pub target_is_file: bool,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub alias: String,
+    pub line: u32,
+}
+
+const SYMBOL_COLUMNS: &str =
+    "s.id, s.qualname, s.kind, s.sig, s.path, s.start_line, s.end_line, s.unresolved";
+
+fn symbol_row(r: &[::kuzu::Value]) -> Option<TreeSymbolRow> {
+    use super::kuzu::as_u32;
+    Some(TreeSymbolRow {
+        id: as_string(&r[0])?,
+        qualname: as_string(&r[1])?,
+        kind: as_string(&r[2])?,
+        sig: as_string(&r[3]).unwrap_or_default(),
+        path: as_string(&r[4]).unwrap_or_default(),
+        start_line: as_u32(&r[5]),
+        end_line: as_u32(&r[6]),
+        unresolved: as_u32(&r[7]),
+    })
+}
+
+/// Which way an edge is followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// From the symbol to what it calls, inherits, implements.
+    Out,
+    /// To the symbol from what calls, inherits, implements it.
+    In,
+}
+
+impl super::Reader<'_> {
+    /// The commit the code graph describes, if there is a graph.
+    pub fn graph_commit(&self) -> Result<Option<String>> {
+        let rows = self.run(
+            "MATCH (m:Meta {key: 'graph_commit'}) RETURN m.value",
+            "read graph commit",
+            Vec::new(),
+        )?;
+        Ok(rows.first().and_then(|r| as_string(&r[0])))
+    }
+
+    /// The symbols of the graph's tree with this own name.
+    pub fn tree_symbols_named(&self, name: &str) -> Result<Vec<TreeSymbolRow>> {
+        let rows = self.run(
+            &format!(
+                "MATCH (p)-[:CONTAINS]->(s:Symbol) WHERE s.name = $name RETURN {SYMBOL_COLUMNS}"
+            ),
+            "find graph symbols",
+            vec![("name", super::kuzu::string(name))],
+        )?;
+        Ok(rows.iter().filter_map(|r| symbol_row(r)).collect())
+    }
+
+    /// The symbols of the graph's tree with these ids.
+    pub fn tree_symbols(&self, ids: &[String]) -> Result<Vec<TreeSymbolRow>> {
+        let rows = self.run(
+            &format!(
+                "MATCH (p)-[:CONTAINS]->(s:Symbol) WHERE s.id IN $ids RETURN {SYMBOL_COLUMNS}"
+            ),
+            "find graph symbols",
+            vec![("ids", string_list(ids))],
+        )?;
+        Ok(rows.iter().filter_map(|r| symbol_row(r)).collect())
+    }
+
+    /// The edges of `kind` (`CALLS`, `INHERITS`, `IMPLEMENTS`) at `ids`,
+    /// one way, of the given resolution levels.
+    pub fn edges(
+        &self,
+        ids: &[String],
+        kind: &'static str,
+        direction: Direction,
+        levels: &[String],
+    ) -> Result<Vec<EdgeRow>> {
+        if !CODE_EDGES.contains(&kind) || ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (at, pattern) = match direction {
+            Direction::Out => ("a", format!("(a:Symbol)-[r:{kind}]->(s:Symbol)")),
+            Direction::In => ("a", format!("(s:Symbol)-[r:{kind}]->(a:Symbol)")),
+        };
+        let rows = self.run(
+            &format!(
+                "MATCH {pattern} WHERE {at}.id IN $ids AND r.resolution IN $levels \
+                 RETURN {SYMBOL_COLUMNS}, {at}.id, r.resolution, r.candidates, r.file, r.line"
+            ),
+            "follow graph edges",
+            vec![("ids", string_list(ids)), ("levels", string_list(levels))],
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                Some(EdgeRow {
+                    other: symbol_row(r)?,
+                    at: as_string(&r[8])?,
+                    kind,
+                    resolution: as_string(&r[9])?,
+                    candidates: super::kuzu::as_u32(&r[10]),
+                    file: as_string(&r[11]).unwrap_or_default(),
+                    line: super::kuzu::as_u32(&r[12]),
+                })
+            })
+            .collect())
+    }
+
+    /// What the files import.
+    pub fn imports_of(&self, paths: &[String]) -> Result<Vec<ImportRow>> {
+        let mut out = Vec::new();
+        for (target, is_file) in [
+            ("(t:Module) RETURN t.name", false),
+            ("(t:File) RETURN t.path", true),
+        ] {
+            let (pattern, ret) = target.split_once(" RETURN ").unwrap_or_default();
+            let rows = self.run(
+                &format!(
+                    "MATCH (f:File)-[r:IMPORTS]->{pattern} WHERE f.path IN $paths \
+                     RETURN f.path, {ret}, r.kind, r.alias, r.line"
+                ),
+                "read imports",
+                vec![("paths", string_list(paths))],
+            )?;
+            out.extend(rows.iter().filter_map(|r| {
+                Some(ImportRow {
+                    file: as_string(&r[0])?,
+                    target: as_string(&r[1])?,
+                    target_is_file: is_file,
+                    kind: as_string(&r[2]).unwrap_or_default(),
+                    alias: as_string(&r[3]).unwrap_or_default(),
+                    line: super::kuzu::as_u32(&r[4]),
+                })
+            }));
+        }
+        out.sort_by(|a, b| (&a.file, a.line, &a.target).cmp(&(&b.file, b.line, &b.target)));
+        Ok(out)
+    }
+}
+
+impl Store {
+    /// Every row of the code graph as sorted text lines (sources excepted:
+    /// they are how the graph is kept, not what it says). Two graphs of the
+    /// same tree print the same lines, however they were built.
+    pub fn graph_dump(&self) -> Result<Vec<String>> {
+        let conn = self.conn()?;
+        let mut lines = Vec::new();
+        let mut read = |what: &'static str, q: &str, prefix: &str| -> Result<()> {
+            for row in query(&conn, what, q)? {
+                let cells: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+                lines.push(format!("{prefix} {}", cells.join(" | ")));
+            }
+            Ok(())
+        };
+        read("dump", "MATCH (d:Directory) RETURN d.path", "dir")?;
+        read(
+            "dump",
+            "MATCH (m:Module) RETURN m.name, m.language",
+            "module",
+        )?;
+        read(
+            "dump",
+            "MATCH (a:Directory)-[:CONTAINS]->(b:Directory) RETURN a.path, b.path",
+            "dir-dir",
+        )?;
+        read(
+            "dump",
+            "MATCH (a:Directory)-[:CONTAINS]->(b:File) RETURN a.path, b.path",
+            "dir-file",
+        )?;
+        read(
+            "dump",
+            "MATCH (a:File)-[r:CONTAINS]->(b:Symbol) RETURN a.path, b.id, r.file, b.qualname, \
+             b.kind, b.sig, b.start_line, b.end_line, b.unresolved",
+            "file-symbol",
+        )?;
+        read(
+            "dump",
+            "MATCH (a:Symbol)-[r:CONTAINS]->(b:Symbol) RETURN a.id, b.id, r.file, b.qualname, \
+             b.kind, b.sig, b.start_line, b.end_line, b.unresolved",
+            "symbol-symbol",
+        )?;
+        read(
+            "dump",
+            "MATCH (a:File)-[r:IMPORTS]->(m:Module) RETURN a.path, m.name, r.kind, r.alias, r.line",
+            "import",
+        )?;
+        read(
+            "dump",
+            "MATCH (a:File)-[r:IMPORTS]->(b:File) RETURN a.path, b.path, r.kind, r.alias, r.line",
+            "import-file",
+        )?;
+        for table in CODE_EDGES {
+            read(
+                "dump",
+                &format!(
+                    "MATCH (a:Symbol)-[r:{table}]->(b:Symbol) RETURN a.qualname, b.qualname, \
+                     a.id, b.id, r.file, r.resolution, r.candidates, r.line, r.sites"
+                ),
+                table,
+            )?;
+        }
+        lines.sort();
+        Ok(lines)
+    }
+}
+
+/// The whole code graph as rows (for a push): the same rows the updates
+/// wrote.
+#[derive(Debug, Clone, Default)]
+pub struct GraphSnapshot {
+    pub commit: String,
+    pub directories: Vec<DirectoryNode>,
+    pub dir_dirs: Vec<DirContains>,
+    pub dir_files: Vec<DirContains>,
+    pub rows: CodeRows,
+}
+
+impl Store {
+    /// The graph's rows, or `None` when there is no graph.
+    pub fn graph_snapshot(&self) -> Result<Option<GraphSnapshot>> {
+        use super::kuzu::as_u32;
+        use crate::graph::code::{CodeEdge, Imports, ModuleNode, SymbolContains, TreeSymbol};
+        use crate::graph::{FileNode, SymbolNode};
+        use diffidx_core::codegraph::{Edge, EdgeKind, ImportTarget, Resolution};
+        use diffidx_core::{Language, SymbolKind};
+
+        let Some(commit) = self.meta("graph_commit")? else {
+            return Ok(None);
+        };
+        let conn = self.conn()?;
+        let texts = |q: &str| -> Result<Vec<Vec<String>>> {
+            Ok(query(&conn, "read graph", q)?
+                .iter()
+                .map(|r| r.iter().map(|v| as_string(v).unwrap_or_default()).collect())
+                .collect())
+        };
+        let language = |name: &str| Language::from_name(name).map_or("", |l| l.name());
+        let mut snapshot = GraphSnapshot {
+            commit,
+            ..GraphSnapshot::default()
+        };
+        for r in texts("MATCH (d:Directory) RETURN d.path")? {
+            snapshot
+                .directories
+                .push(DirectoryNode { path: r[0].clone() });
+        }
+        for r in texts("MATCH (a:Directory)-[:CONTAINS]->(b:Directory) RETURN a.path, b.path")? {
+            snapshot.dir_dirs.push(DirContains {
+                parent: r[0].clone(),
+                child: r[1].clone(),
+            });
+        }
+        for r in texts("MATCH (a:Directory)-[:CONTAINS]->(b:File) RETURN a.path, b.path")? {
+            snapshot.dir_files.push(DirContains {
+                parent: r[0].clone(),
+                child: r[1].clone(),
+            });
+        }
+        let rows = &mut snapshot.rows;
+        for r in texts("MATCH (s:Source) RETURN s.path, s.language")? {
+            rows.files.push(FileNode {
+                path: r[0].clone(),
+                language: language(&r[1]),
+            });
+        }
+        for (pattern, parent) in [("(p:File)", "p.path"), ("(p:Symbol)", "p.id")] {
+            let q = format!(
+                "MATCH {pattern}-[r:CONTAINS]->(s:Symbol) RETURN r.file, {parent}, s.id, s.path, \
+                 s.qualname, s.name, s.kind, s.sig, s.language, s.start_line, s.end_line, \
+                 s.content_hash, s.unresolved"
+            );
+            for r in query(&conn, "read graph", &q)? {
+                let text = |i: usize| as_string(&r[i]).unwrap_or_default();
+                let kind = SymbolKind::parse(&text(6)).map_or("", |k| k.as_str());
+                rows.contains.push(SymbolContains {
+                    file: text(0),
+                    parent: (pattern == "(p:Symbol)").then(|| text(1)),
+                    child: text(2),
+                });
+                rows.symbols.push(TreeSymbol {
+                    node: SymbolNode {
+                        id: text(2),
+                        path: text(3),
+                        qualname: text(4),
+                        name: text(5),
+                        kind,
+                        sig: text(7),
+                        language: language(&text(8)),
+                        deleted: false,
+                        start_line: as_u32(&r[9]),
+                        end_line: as_u32(&r[10]),
+                        content_hash: text(11),
+                    },
+                    unresolved: as_u32(&r[12]),
+                });
+            }
+        }
+        for r in texts("MATCH (m:Module) RETURN m.name, m.language")? {
+            rows.modules.push(ModuleNode {
+                name: r[0].clone(),
+                language: language(&r[1]),
+            });
+        }
+        for (target, column) in [("(t:Module)", "t.name"), ("(t:File)", "t.path")] {
+            let q = format!(
+                "MATCH (f:File)-[r:IMPORTS]->{target} RETURN f.path, {column}, r.kind, r.alias, r.line"
+            );
+            for r in query(&conn, "read graph", &q)? {
+                let text = |i: usize| as_string(&r[i]).unwrap_or_default();
+                let kind = diffidx_core::codegraph::ImportKind::ALL
+                    .into_iter()
+                    .find(|k| k.as_str() == text(2))
+                    .map_or("", |k| k.as_str());
+                rows.imports.push(Imports {
+                    file: text(0),
+                    target: if target == "(t:Module)" {
+                        ImportTarget::Module(text(1))
+                    } else {
+                        ImportTarget::File(text(1))
+                    },
+                    kind,
+                    alias: text(3),
+                    line: as_u32(&r[4]),
+                });
+            }
+        }
+        for (table, kind) in [
+            ("CALLS", EdgeKind::Calls),
+            ("INHERITS", EdgeKind::Inherits),
+            ("IMPLEMENTS", EdgeKind::Implements),
+        ] {
+            let q = format!(
+                "MATCH (a:Symbol)-[r:{table}]->(b:Symbol) RETURN r.file, a.id, b.id, r.resolution, \
+                 r.candidates, r.line, r.sites"
+            );
+            for r in query(&conn, "read graph", &q)? {
+                let text = |i: usize| as_string(&r[i]).unwrap_or_default();
+                rows.edges.push(CodeEdge {
+                    file: text(0),
+                    edge: Edge {
+                        kind,
+                        from: text(1),
+                        to: text(2),
+                        resolution: Resolution::parse(&text(3)).unwrap_or(Resolution::Ambiguous),
+                        candidates: as_u32(&r[4]),
+                        line: as_u32(&r[5]),
+                        sites: as_u32(&r[6]),
+                    },
+                });
+            }
+        }
+        Ok(Some(snapshot))
+    }
+}
