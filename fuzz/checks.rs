@@ -158,6 +158,24 @@ pub fn pr_comment(data: &[u8]) {
             server_url: "https://github.com".into(),
             repo: RepoName::parse("acme/widgets").expect("a repository name"),
         }),
+        // The Impact section lists names and paths from the input too.
+        impact: Some(diffidx_github::Impact {
+            depth: 2,
+            symbols: deltas.len(),
+            files: 1,
+            closest: deltas
+                .iter()
+                .take(diffidx_github::markdown::IMPACT_SHOWN)
+                .map(|d| diffidx_github::markdown::Reached {
+                    name: d.qualname.clone(),
+                    path: d.path.clone(),
+                    line: d.start_line,
+                    distance: 1,
+                    edge: "calls".into(),
+                    resolution: "scoped".into(),
+                })
+                .collect(),
+        }),
     };
     let body = render(&change, 8_000);
     assert!(body.len() <= 8_000, "{}", body.len());
@@ -169,7 +187,8 @@ pub fn pr_comment(data: &[u8]) {
                 let html = html.trim();
                 let allowed = (line == 0 && html == diffidx_github::MARKER)
                     || ["</details>", "<sub>", "</sub>"].contains(&html)
-                    || is_group_heading(html);
+                    || is_group_heading(html)
+                    || is_impact_heading(html);
                 assert!(allowed, "HTML that is not the template's: {html:?}");
             }
             Event::Start(Tag::Link { dest_url, .. }) => {
@@ -199,6 +218,22 @@ pub fn pr_comment(data: &[u8]) {
 }
 
 /// `<details[ open]><summary><strong>Group (N)</strong></summary>`.
+/// The Impact section's heading: only numbers vary.
+fn is_impact_heading(html: &str) -> bool {
+    let Some(inner) = html
+        .strip_prefix("<details><summary><strong>Impact</strong>: ")
+        .and_then(|r| r.strip_suffix(" call, inherit or implement what changed</summary>"))
+    else {
+        return false;
+    };
+    let words: Vec<&str> = inner.split(' ').collect();
+    matches!(
+        words.as_slice(),
+        [n, "symbol" | "symbols", "in", f, "file" | "files", "within", d, "hop" | "hops"]
+            if [n, f, d].iter().all(|x| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()))
+    )
+}
+
 fn is_group_heading(html: &str) -> bool {
     let Some(rest) = html
         .strip_prefix("<details open>")

@@ -2,12 +2,11 @@
 
 use anyhow::Context as _;
 use clap::Args;
-use diffidx_core::{SymbolKind, SymbolQuery};
 use diffidx_lib::store::HistoryEntry;
 
 use super::pager::print_paged;
 use super::util::{
-    describe_lineage, fit, print, terminal_safe, terminal_width, Context, UsageError,
+    describe_lineage, fit, print, symbol_query, terminal_safe, terminal_width, Context, UsageError,
 };
 
 #[derive(Args)]
@@ -77,24 +76,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     if args.all && rev.is_some() {
         return Err(UsageError("--all and a REV contradict each other; give one".into()).into());
     }
-    let mut query = SymbolQuery::parse(symbol);
-    if query.own_name().trim().is_empty() {
-        return Err(UsageError(format!(
-            "{symbol:?} names no symbol; give a name such as `Foo.Bar`, `Foo::bar` or `Bar`"
-        ))
-        .into());
-    }
-    query.kind = match &args.kind {
-        None => None,
-        Some(name) => Some(SymbolKind::parse(name).ok_or_else(|| {
-            let kinds: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
-            UsageError(format!(
-                "unknown kind {name:?}; the kinds are {}",
-                kinds.join(", ")
-            ))
-        })?),
-    };
-    query.path = args.path.clone();
+    let query = symbol_query(symbol, args.kind.as_deref(), args.path.as_deref())?;
     // The history asked about: REV's, else HEAD's (none in an empty repository).
     let tip = match rev {
         Some(rev) => Some(repo.resolve_commit(rev)?),

@@ -4,8 +4,10 @@
 mod fsck;
 mod gc;
 mod generate;
+mod graph;
 mod hook_run;
 mod hooks;
+mod impact;
 mod index;
 mod init;
 mod log;
@@ -60,6 +62,10 @@ enum Command {
     Index(index::IndexArgs),
     /// The history of a symbol, newest first, following moves.
     Log(log::LogArgs),
+    /// The code graph around a symbol: callers, callees, imports, bases.
+    Graph(graph::GraphArgs),
+    /// What a change touched, and what calls, inherits or implements it.
+    Impact(impact::ImpactArgs),
     /// Indexed commits, backlog, store size, hooks.
     Status(status::StatusArgs),
     /// Recreate the store from the notes alone.
@@ -99,6 +105,8 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(&ctx, args),
         Command::Index(args) => index::run(&ctx, args),
         Command::Log(args) => log::run(&ctx, args),
+        Command::Graph(args) => graph::run(&ctx, args),
+        Command::Impact(args) => impact::run(&ctx, args),
         Command::Status(args) => status::run(&ctx, args),
         Command::Rebuild(args) => rebuild::run(&ctx, args),
         Command::Fsck(args) => fsck::run(&ctx, args),

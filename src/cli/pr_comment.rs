@@ -51,6 +51,11 @@ pub struct PrCommentArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub languages: Vec<String>,
 
+    /// The "Impact" section follows callers, subtypes and implementers this
+    /// many hops in the code graph (default 2; 0 leaves the section out).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub impact_depth: u32,
+
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -123,6 +128,7 @@ pub fn run(ctx: &Context, args: &PrCommentArgs) -> anyhow::Result<()> {
                 server_url: env.server_url().to_string(),
                 repo,
             }),
+        impact: impact(&repo, &diff.deltas, args.impact_depth),
     };
     let body = diffidx_github::render(&change, diffidx_github::DEFAULT_BUDGET);
     if args.dry_run {
@@ -179,6 +185,47 @@ pub fn run(ctx: &Context, args: &PrCommentArgs) -> anyhow::Result<()> {
         }
         Err(err) => Err(err.into()),
     }
+}
+
+/// What calls, inherits or implements the changed symbols, from the code
+/// graph (`None` without a store or graph, or with depth 0: the section is
+/// then left out, and the comment says everything else).
+fn impact(
+    repo: &diffidx_core::git::Repo,
+    deltas: &[diffidx_core::SymbolDelta],
+    depth: u32,
+) -> Option<diffidx_github::Impact> {
+    if depth == 0 || deltas.is_empty() {
+        return None;
+    }
+    let store = diffidx_lib::open::for_reading(repo, diffidx_lib::open::WAIT).ok()?;
+    let reader = store.reader().ok()?;
+    let answer = diffidx_lib::codegraph::impact(
+        &reader,
+        deltas,
+        depth,
+        diffidx_core::codegraph::Resolution::Ambiguous,
+    )
+    .ok()?;
+    answer.commit.as_ref()?;
+    Some(diffidx_github::Impact {
+        depth,
+        symbols: answer.reached.len(),
+        files: answer.files,
+        closest: answer
+            .reached
+            .iter()
+            .take(diffidx_github::markdown::IMPACT_SHOWN)
+            .map(|r| diffidx_github::markdown::Reached {
+                name: diffidx_core::symbol::display_name(&r.symbol.qualname, &r.symbol.sig),
+                path: r.symbol.path.clone(),
+                line: r.symbol.start_line,
+                distance: r.distance,
+                edge: r.edge.to_lowercase(),
+                resolution: r.resolution.clone(),
+            })
+            .collect(),
+    })
 }
 
 fn languages(names: &[String]) -> anyhow::Result<Vec<Language>> {

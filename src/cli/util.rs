@@ -455,6 +455,12 @@ pub fn push_summary(
             took.as_secs_f64()
         )
     };
+    if let Some((commit, rows)) = &report.graph {
+        text.push_str(&format!(
+            "; the code graph at {} ({rows} rows)",
+            &commit[..commit.len().min(12)]
+        ));
+    }
     if report.absent > 0 {
         text.push_str(&format!(
             "; {} notes are of commits this clone does not have",
@@ -468,4 +474,32 @@ pub fn push_summary(
         ));
     }
     text
+}
+
+/// The symbols a user names: NAME (with an optional `(sig)`), narrowed by
+/// `--kind` and `--path` (`log`, `graph`).
+pub fn symbol_query(
+    name: &str,
+    kind: Option<&str>,
+    path: Option<&str>,
+) -> Result<diffidx_core::SymbolQuery, UsageError> {
+    use diffidx_core::{SymbolKind, SymbolQuery};
+    let mut query = SymbolQuery::parse(name);
+    if query.own_name().trim().is_empty() {
+        return Err(UsageError(format!(
+            "{name:?} names no symbol; give a name such as `Foo.Bar`, `Foo::bar` or `Bar`"
+        )));
+    }
+    query.kind = match kind {
+        None => None,
+        Some(kind) => Some(SymbolKind::parse(kind).ok_or_else(|| {
+            let kinds: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+            UsageError(format!(
+                "unknown kind {kind:?}; the kinds are {}",
+                kinds.join(", ")
+            ))
+        })?),
+    };
+    query.path = path.map(str::to_owned);
+    Ok(query)
 }

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 pub use api::{CommentClient, Outcome};
 pub use event::{ActionsEnv, PullRequestEvent, RepoName};
-pub use markdown::{render, LinkBase, PullRequestChange, DEFAULT_BUDGET, MARKER};
+pub use markdown::{render, Impact, LinkBase, PullRequestChange, DEFAULT_BUDGET, MARKER};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GithubError {

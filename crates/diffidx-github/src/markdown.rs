@@ -58,7 +58,37 @@ pub struct PullRequestChange<'a> {
     pub head_sha: &'a str,
     /// `None` renders names without links (a dry run outside Actions).
     pub links: Option<LinkBase>,
+    /// What calls, inherits or implements the changed symbols (from the
+    /// code graph), when there is one.
+    pub impact: Option<Impact>,
 }
+
+/// The blast radius of a pull request, for its collapsed "Impact" section.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Impact {
+    /// How many hops were followed.
+    pub depth: u32,
+    /// Symbols reached, and the files they are in.
+    pub symbols: usize,
+    pub files: usize,
+    /// The closest few, nearest first.
+    pub closest: Vec<Reached>,
+}
+
+/// One symbol the change reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reached {
+    pub name: String,
+    pub path: String,
+    pub line: u32,
+    pub distance: u32,
+    /// `calls`, `inherits`, `implements`.
+    pub edge: String,
+    pub resolution: String,
+}
+
+/// How many reached symbols the Impact section lists.
+pub const IMPACT_SHOWN: usize = 5;
 
 /// Renders the body, `MARKER` first, within `budget` bytes.
 pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
@@ -146,7 +176,12 @@ pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
         out.push_str(".\n");
     }
 
-    let footer = footer(change, &range);
+    // The Impact section takes at most a quarter of the room.
+    let footer = format!(
+        "{}{}",
+        impact_section(change, budget / 4),
+        footer(change, &range)
+    );
     let entries: Vec<Vec<String>> = groups
         .iter()
         .map(|(_, members)| members.iter().map(|d| entry(d, change)).collect())
@@ -179,6 +214,67 @@ pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
         out.push_str(&full_list);
     }
     out.push_str(&footer);
+    out
+}
+
+/// The collapsed "Impact" section (empty without a code graph or when
+/// nothing is reached), in at most `room` bytes: the closest entries that
+/// fit, the rest counted.
+fn impact_section(change: &PullRequestChange<'_>, room: usize) -> String {
+    let Some(impact) = &change.impact else {
+        return String::new();
+    };
+    if impact.symbols == 0 {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n<details><summary><strong>Impact</strong>: {} {} in {} {} within {} {} call, \
+         inherit or implement what changed</summary>\n\n",
+        impact.symbols,
+        plural(impact.symbols, "symbol", "symbols"),
+        impact.files,
+        plural(impact.files, "file", "files"),
+        impact.depth,
+        plural(impact.depth as usize, "hop", "hops"),
+    );
+    let more = |hidden: usize| {
+        format!(
+            "- … and {hidden} more: `git diffidx impact {}...{}`\n",
+            short(change.base_sha),
+            short(change.head_sha)
+        )
+    };
+    let mut listed = 0;
+    for r in impact.closest.iter().take(IMPACT_SHOWN) {
+        let target = match &change.links {
+            Some(links) => format!(
+                "[{}]({})",
+                code(&r.path),
+                blob_url(links, change.head_sha, &r.path, r.line, r.line)
+            ),
+            None => code(&r.path),
+        };
+        let line = format!(
+            "- {} {target} ({} {}, {}, {})\n",
+            code(&r.name),
+            r.distance,
+            plural(r.distance as usize, "hop", "hops"),
+            r.edge,
+            r.resolution,
+        );
+        if out.len() + line.len() + more(impact.symbols).len() + GROUP_CLOSE.len() > room {
+            break;
+        }
+        out.push_str(&line);
+        listed += 1;
+    }
+    if impact.symbols > listed {
+        out.push_str(&more(impact.symbols - listed));
+    }
+    out.push_str(GROUP_CLOSE);
+    if out.len() > room {
+        return String::new();
+    }
     out
 }
 
@@ -442,7 +538,54 @@ mod tests {
                 server_url: "https://github.com".into(),
                 repo: RepoName::parse("acme/widgets").unwrap(),
             }),
+            impact: None,
         }
+    }
+
+    #[test]
+    fn the_impact_section_is_collapsed_counted_and_escaped() {
+        let deltas = [delta(
+            Status::Modified,
+            "src/Pay.cs",
+            "Acme.Pay.Charge",
+            "(int)",
+        )];
+        let reached = |i: u32| Reached {
+            name: format!("Acme.Shop.Caller{i}`@team"),
+            path: "src/Shop.cs".into(),
+            line: 10 + i,
+            distance: 1 + i / 3,
+            edge: "calls".into(),
+            resolution: "scoped".into(),
+        };
+        let with_impact = PullRequestChange {
+            impact: Some(Impact {
+                depth: 2,
+                symbols: 7,
+                files: 3,
+                closest: (0..IMPACT_SHOWN as u32).map(reached).collect(),
+            }),
+            ..change(&deltas)
+        };
+        let body = render(&with_impact, DEFAULT_BUDGET);
+        assert!(
+            body.contains("<details><summary><strong>Impact</strong>: 7 symbols in 3 files within 2 hops call, inherit or implement what changed</summary>"),
+            "{body}"
+        );
+        // Names stay inside code spans; locations link into the head.
+        assert!(body.contains("- ``Acme.Shop.Caller0`@team`` [`src/Shop.cs`](https://github.com/acme/widgets/blob/"), "{body}");
+        assert!(body.contains("#L10) (1 hop, calls, scoped)"), "{body}");
+        assert!(
+            body.contains("- … and 2 more: `git diffidx impact "),
+            "{body}"
+        );
+        // Without a graph, or with nothing reached, there is no section.
+        assert!(!render(&change(&deltas), DEFAULT_BUDGET).contains("Impact"));
+        let nothing = PullRequestChange {
+            impact: Some(Impact::default()),
+            ..change(&deltas)
+        };
+        assert!(!render(&nothing, DEFAULT_BUDGET).contains("Impact"));
     }
 
     #[test]

@@ -1,0 +1,179 @@
+//! `git diffidx graph NAME [--callers] [--callees] [--imports] [--inherits] [--depth N] [--min-resolution R] [--json]`
+
+use clap::Args;
+use diffidx_core::codegraph::Resolution;
+use diffidx_core::symbol::display_name;
+use diffidx_lib::codegraph::{GraphQuery, Reached};
+use diffidx_lib::store::codegraph::TreeSymbolRow;
+
+use super::pager::print_paged;
+use super::util::{symbol_query, terminal_safe, Context, UsageError};
+
+#[derive(Args)]
+pub struct GraphArgs {
+    /// A qualified name, or a suffix of one at a `.`/`::` boundary;
+    /// `Foo.Bar(int)` picks one overload.
+    #[arg(value_name = "NAME")]
+    pub symbol: String,
+
+    /// What calls it.
+    #[arg(long)]
+    pub callers: bool,
+
+    /// What it calls.
+    #[arg(long)]
+    pub callees: bool,
+
+    /// What its file imports.
+    #[arg(long)]
+    pub imports: bool,
+
+    /// What it inherits or implements, and what inherits or implements it.
+    #[arg(long)]
+    pub inherits: bool,
+
+    /// Follow edges this many hops (default 1).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub depth: u32,
+
+    /// Follow only edges resolved at least this surely: exact, scoped,
+    /// unique_name or ambiguous (the default: every edge).
+    #[arg(long, value_name = "LEVEL", default_value = "ambiguous", value_parser = parse_resolution)]
+    pub min_resolution: Resolution,
+
+    /// Only symbols of this kind.
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+
+    /// Only symbols in this file or directory.
+    #[arg(long, value_name = "PATH")]
+    pub path: Option<String>,
+
+    /// Print JSON (the `GraphAnswer` schema of docs/graph.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn parse_resolution(text: &str) -> Result<Resolution, String> {
+    Resolution::parse(text).ok_or_else(|| {
+        let all: Vec<&str> = Resolution::ALL.iter().map(|r| r.as_str()).collect();
+        format!(
+            "unknown resolution {text:?}; the levels are {}",
+            all.join(", ")
+        )
+    })
+}
+
+pub fn run(ctx: &Context, args: &GraphArgs) -> anyhow::Result<()> {
+    let repo = ctx.open_repo()?;
+    let symbol = symbol_query(&args.symbol, args.kind.as_deref(), args.path.as_deref())?;
+    if args.depth == 0 {
+        return Err(UsageError("--depth must be at least 1".into()).into());
+    }
+    // No direction asked: both call directions.
+    let none = !(args.callers || args.callees || args.imports || args.inherits);
+    let query = GraphQuery {
+        symbol,
+        callers: args.callers || none,
+        callees: args.callees || none,
+        imports: args.imports,
+        inherits: args.inherits,
+        depth: args.depth,
+        min_resolution: args.min_resolution,
+    };
+    let store = diffidx_lib::open::for_reading(&repo, diffidx_lib::open::WAIT)?;
+    let answer = diffidx_lib::codegraph::graph(&store.reader()?, &query)?;
+    let Some(commit) = answer.commit.clone() else {
+        anyhow::bail!("there is no code graph yet; run `git diffidx index` to build it");
+    };
+    if answer.symbols.is_empty() {
+        anyhow::bail!(
+            "no symbol in the code graph (at {}) matches '{}'",
+            &commit[..12],
+            terminal_safe(&args.symbol)
+        );
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+        return Ok(());
+    }
+    let style = ctx.style();
+    let mut out = String::new();
+    for s in &answer.symbols {
+        out.push_str(&format!(
+            "{}  {}  {}:{}{}\n",
+            style.bold(&terminal_safe(&display_name(&s.qualname, &s.sig))),
+            s.kind,
+            terminal_safe(&s.path),
+            s.start_line,
+            unresolved_note(s),
+        ));
+    }
+    let sections = [
+        ("callers", &answer.callers),
+        ("callees", &answer.callees),
+        ("inherits or implements", &answer.bases),
+        ("inherited or implemented by", &answer.derived),
+    ];
+    for (title, reached) in sections {
+        let asked = match title {
+            "callers" => query.callers,
+            "callees" => query.callees,
+            _ => query.inherits,
+        };
+        if asked {
+            out.push_str(&format!("{title} ({}):\n", reached.len()));
+            for r in reached {
+                out.push_str(&reached_line(r));
+            }
+        }
+    }
+    if query.imports {
+        out.push_str(&format!("imports ({}):\n", answer.imports.len()));
+        for i in &answer.imports {
+            let alias = if i.alias.is_empty() {
+                String::new()
+            } else {
+                format!(" as {}", terminal_safe(&i.alias))
+            };
+            out.push_str(&format!(
+                "  {}:{}  {} {}{alias}\n",
+                terminal_safe(&i.file),
+                i.line,
+                i.kind,
+                terminal_safe(&i.target)
+            ));
+        }
+    }
+    print_paged(ctx, Some(&repo), &out)
+}
+
+fn unresolved_note(s: &TreeSymbolRow) -> String {
+    match s.unresolved {
+        0 => String::new(),
+        1 => "  (1 call outside the repository or unresolved)".into(),
+        n => format!("  ({n} calls outside the repository or unresolved)"),
+    }
+}
+
+/// `  1  Foo.Bar(int)  src/Foo.cs:12  scoped` (with the candidate count
+/// when ambiguous).
+pub fn reached_line(r: &Reached) -> String {
+    let how = if r.resolution == "ambiguous" {
+        format!("ambiguous, 1 of {}", r.candidates)
+    } else {
+        r.resolution.clone()
+    };
+    let edge = if r.edge == "CALLS" {
+        String::new()
+    } else {
+        format!("{}  ", r.edge)
+    };
+    format!(
+        "  {}  {edge}{}  {}:{}  {how}\n",
+        r.distance,
+        terminal_safe(&display_name(&r.symbol.qualname, &r.symbol.sig)),
+        terminal_safe(&r.symbol.path),
+        r.symbol.start_line,
+    )
+}

@@ -1,0 +1,111 @@
+//! `git diffidx impact [REV | A..B | A...B] [--depth N] [--min-resolution R] [--json]`
+
+use clap::Args;
+use diffidx_core::codegraph::Resolution;
+use diffidx_core::git::Target;
+use diffidx_core::symbol::display_name;
+use diffidx_core::SymbolDiffer;
+
+use super::graph::{parse_resolution, reached_line};
+use super::pager::print_paged;
+use super::util::{terminal_safe, Context, LimitArgs};
+
+#[derive(Args)]
+pub struct ImpactArgs {
+    /// A commit (default HEAD), `A..B` or `A...B` (what a pull request changes).
+    #[arg(value_name = "REV|A..B", default_value = "HEAD")]
+    pub rev: String,
+
+    /// Follow callers, subtypes and implementers this many hops (default 2).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub depth: u32,
+
+    /// Follow only edges resolved at least this surely (default: every edge).
+    #[arg(long, value_name = "LEVEL", default_value = "ambiguous", value_parser = parse_resolution)]
+    pub min_resolution: Resolution,
+
+    /// Print JSON (the `ImpactAnswer` schema of docs/graph.md).
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+pub fn run(ctx: &Context, args: &ImpactArgs) -> anyhow::Result<()> {
+    let repo = ctx.open_repo()?;
+    let mut differ = SymbolDiffer::new(&repo, args.limits.options(&repo))?;
+    let (deltas, heading) = match repo.resolve_target(&args.rev)? {
+        Target::Commit(id) => {
+            let commit = repo.commit(id)?;
+            let note = differ.commit_note(&commit)?;
+            (
+                note.deltas,
+                format!("commit {}  {}", &id.to_string()[..12], commit.subject),
+            )
+        }
+        Target::Range { base, head } => {
+            let (b, h) = (repo.commit(base)?, repo.commit(head)?);
+            let diff = differ.diff_trees(Some(b.tree), h.tree)?;
+            let heading = format!("{}..{}", &base.to_string()[..12], &head.to_string()[..12]);
+            (diff.deltas, heading)
+        }
+    };
+    let store = diffidx_lib::open::for_reading(&repo, diffidx_lib::open::WAIT)?;
+    let answer = diffidx_lib::codegraph::impact(
+        &store.reader()?,
+        &deltas,
+        args.depth.max(1),
+        args.min_resolution,
+    )?;
+    let Some(commit) = answer.commit.clone() else {
+        anyhow::bail!("there is no code graph yet; run `git diffidx index` to build it");
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+        return Ok(());
+    }
+    let style = ctx.style();
+    let mut out = format!(
+        "{}  (graph at {})\n",
+        style.bold(&terminal_safe(&heading)),
+        &commit[..12]
+    );
+    out.push_str(&format!("touched ({}):\n", answer.touched.len()));
+    for t in &answer.touched {
+        let absent = if t.in_graph {
+            ""
+        } else {
+            "  (not in the graph's tree)"
+        };
+        out.push_str(&format!(
+            "  {}  {}  {}  {}:{}{absent}\n",
+            style.status(t.status, t.status.as_str()),
+            t.kind,
+            terminal_safe(&display_name(&t.qualname, &t.sig)),
+            terminal_safe(&t.path),
+            t.start_line,
+        ));
+    }
+    out.push_str(&format!(
+        "reached within {} hop{} ({} symbol{} in {} file{}):\n",
+        args.depth,
+        plural(args.depth as usize),
+        answer.reached.len(),
+        plural(answer.reached.len()),
+        answer.files,
+        plural(answer.files),
+    ));
+    for r in &answer.reached {
+        out.push_str(&reached_line(r));
+    }
+    print_paged(ctx, Some(&repo), &out)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
