@@ -352,7 +352,10 @@ fn a_symbol_unchanged_in_the_indexed_commits_is_no_error_and_not_its_own_suggest
     repo.commit("cart");
     repo.write(
         "Cart.cs",
-        SHOP.replace("void Clear() { }", "void Clear() { }\n        void Empty() { }"),
+        SHOP.replace(
+            "void Clear() { }",
+            "void Clear() { }\n        void Empty() { }",
+        ),
     );
     repo.commit("empty");
     // Only the second commit: `Total` is stored (its file was touched) but

@@ -556,7 +556,16 @@ fn init_installs_hooks_and_backfills_a_bounded_window() {
     assert_eq!(status["indexed_commits"], 1);
     assert_eq!(status["unindexed_commits"], 1);
     assert_eq!(history(&repo, "new"), ["ADDED function new new.rs"]);
-    assert!(history(&repo, "old").is_empty());
+    // `old` is in the tree (the code graph knows it), but no indexed
+    // commit changed it: an empty history, and a note that says why.
+    let out = repo.diffidx(&["log", "old", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no recorded change of 'old'"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

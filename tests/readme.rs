@@ -27,7 +27,7 @@ fn readme_repo() -> TestRepo {
         repo.replace_tree_with(&step);
         repo.commit(message);
     }
-    repo.git(&["update-ref", "refs/remotes/origin/main", "HEAD~2"]);
+    repo.git(&["update-ref", "refs/remotes/origin/main", "HEAD~3"]);
     repo.ok(&["index", "-q"]);
     repo
 }

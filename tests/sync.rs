@@ -732,3 +732,118 @@ fn lineage_is_pushed_as_continues_once() {
         assert!(similarity > 0.6 && similarity <= 1.0, "{similarity}");
     }
 }
+
+/// `(caller, callee, resolution)` of every CALLS edge, from the store.
+fn store_calls(repo: &TestRepo) -> Vec<String> {
+    let git = diffidx_core::git::Repo::discover(repo.path()).unwrap();
+    let store = diffidx_lib::open::for_reading(&git, std::time::Duration::from_secs(10)).unwrap();
+    let mut calls: Vec<String> = store
+        .graph_snapshot()
+        .unwrap()
+        .expect("a code graph")
+        .rows
+        .edges
+        .iter()
+        .filter(|e| e.edge.kind.as_str() == "CALLS")
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e.edge.from,
+                e.edge.to,
+                e.edge.resolution.as_str()
+            )
+        })
+        .collect();
+    calls.sort();
+    calls
+}
+
+fn neo4j_calls(server: &Server, db: &str, repo_id: &str) -> Vec<String> {
+    let prefix = format!("{repo_id}:");
+    let mut calls: Vec<String> = fetch(
+        server,
+        db,
+        "MATCH (a:Symbol {repo: $repo})-[r:CALLS]->(b:Symbol) \
+         RETURN a.id AS a, b.id AS b, r.resolution AS how",
+        &[("repo", neo4rs::BoltType::from(repo_id))],
+    )
+    .iter()
+    .map(|row| {
+        let id = |k: &str| {
+            let v: String = row.get(k).unwrap();
+            v.strip_prefix(&prefix).unwrap().to_owned()
+        };
+        format!(
+            "{} {} {}",
+            id("a"),
+            id("b"),
+            row.get::<String>("how").unwrap()
+        )
+    })
+    .collect();
+    calls.sort();
+    calls
+}
+
+#[test]
+fn the_code_graph_is_pushed_with_the_stores_rows_and_replaced_when_it_changes() {
+    let server = server();
+    let db = fresh_database(&server, "graph");
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/Pay.cs",
+        "namespace Pay { interface ICharge { void Go(); } \
+         class Card : ICharge { public void Go() { Check(); Log(); } void Check() { } void Log() { } } }\n",
+    );
+    repo.write(
+        "src/Shop.cs",
+        "using Pay;\nnamespace Shop { class Cart { void Buy(ICharge c) { c.Go(); new Card().Go(); } } }\n",
+    );
+    repo.commit("shop");
+    let push = |repo: &TestRepo| {
+        let out = with_neo4j(repo, &server, &db, &server.password, &["index"]);
+        common::succeeded(&out)
+    };
+    let said = push(&repo);
+    assert!(said.contains("the code graph at"), "{said}");
+    // The database is fresh, so the one repository in it is this one.
+    let repo_id = fetch(&server, &db, "MATCH (r:Repository) RETURN r.id AS id", &[])[0]
+        .get::<String>("id")
+        .unwrap();
+    let ours = store_calls(&repo);
+    // Go → Check, Go → Log, Buy → ICharge.Go (through the parameter's
+    // type), Buy → Card (no constructor declared), Buy → Card.Go.
+    assert_eq!(ours.len(), 5, "{ours:?}");
+    assert_eq!(neo4j_calls(&server, &db, &repo_id), ours);
+    for (label, rel, n) in [
+        ("Symbol", "IMPLEMENTS", 1),
+        ("File", "IMPORTS", 1),
+        ("Directory", "CONTAINS", 3),
+        ("File", "CONTAINS", 2),
+        ("Symbol", "CONTAINS", 8),
+    ] {
+        let found = count(
+            &server,
+            &db,
+            &format!("MATCH (:{label})-[r:{rel}]->() RETURN count(r) AS n"),
+        );
+        assert_eq!(found, n, "{label} {rel}");
+    }
+
+    // Pushed again: nothing to send.
+    let again = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
+    let said = common::succeeded(&again);
+    assert!(!said.contains("the code graph at"), "{said}");
+
+    // A change: the edges it removed go from Neo4j too.
+    repo.write(
+        "src/Pay.cs",
+        "namespace Pay { interface ICharge { void Go(); } \
+         class Card : ICharge { public void Go() { Check(); } void Check() { } } }\n",
+    );
+    repo.commit("no logging");
+    push(&repo);
+    let ours = store_calls(&repo);
+    assert_eq!(ours.len(), 4, "{ours:?}");
+    assert_eq!(neo4j_calls(&server, &db, &repo_id), ours);
+}

@@ -1,0 +1,375 @@
+//! The code graph: `graph` and `impact` on real repositories built in temp
+//! dirs, and the graph kept by updates equal to one built from scratch.
+
+mod common;
+
+use std::path::Path;
+
+use common::{succeeded, TestRepo};
+use serde_json::Value;
+
+fn graph_dump(repo: &TestRepo) -> Vec<String> {
+    let git = diffidx_core::git::Repo::discover(repo.path()).unwrap();
+    let store = diffidx_lib::open::for_reading(&git, std::time::Duration::from_secs(10)).unwrap();
+    store.graph_dump().unwrap()
+}
+
+/// The graph after updates, then after `rebuild` (from scratch): equal.
+fn assert_equal_to_fresh_build(repo: &TestRepo) -> usize {
+    let updated = graph_dump(repo);
+    succeeded(&repo.diffidx(&["rebuild"]));
+    let fresh = graph_dump(repo);
+    if updated != fresh {
+        let only_updated: Vec<&String> = updated.iter().filter(|l| !fresh.contains(l)).collect();
+        let only_fresh: Vec<&String> = fresh.iter().filter(|l| !updated.contains(l)).collect();
+        panic!(
+            "the updated graph differs from a fresh build\nonly updated ({}):\n{}\nonly fresh ({}):\n{}",
+            only_updated.len(),
+            only_updated.iter().take(30).map(|s| s.as_str()).collect::<Vec<_>>().join("\n"),
+            only_fresh.len(),
+            only_fresh.iter().take(30).map(|s| s.as_str()).collect::<Vec<_>>().join("\n"),
+        );
+    }
+    updated.len()
+}
+
+const SERVICE: &str = r#"using System;
+using Acme.Util;
+
+namespace Acme.Pay
+{
+    public interface ICharger { void Charge(int cents); }
+
+    public class BaseService
+    {
+        protected void Log(string message) { }
+    }
+
+    public class PaymentService : BaseService, ICharger
+    {
+        public void Charge(int cents)
+        {
+            Log("charge");
+            Helper.Round(cents);
+        }
+    }
+}
+"#;
+
+const HELPER: &str = r#"namespace Acme.Util
+{
+    public static class Helper
+    {
+        public static int Round(int x) => x;
+    }
+}
+"#;
+
+const CHECKOUT: &str = r#"using Acme.Pay;
+
+namespace Acme.Shop
+{
+    class Checkout
+    {
+        private readonly ICharger charger;
+
+        void Pay()
+        {
+            var service = new PaymentService();
+            service.Charge(5);
+            charger.Charge(7);
+        }
+    }
+}
+"#;
+
+fn json(repo: &TestRepo, args: &[&str]) -> Value {
+    serde_json::from_str(&repo.ok(args)).expect("JSON output")
+}
+
+fn qualnames(list: &Value) -> Vec<String> {
+    list.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| {
+                    format!(
+                        "{}{}",
+                        r["qualname"].as_str().unwrap(),
+                        r["sig"].as_str().unwrap()
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn graph_answers_callers_callees_bases_and_imports() {
+    let mut repo = TestRepo::new();
+    repo.write("src/Pay/Service.cs", SERVICE);
+    repo.write("src/Util/Helper.cs", HELPER);
+    repo.write("src/Shop/Checkout.cs", CHECKOUT);
+    repo.commit("payments");
+    succeeded(&repo.diffidx(&["init", "--no-hooks"]));
+
+    let answer = json(
+        &repo,
+        &[
+            "graph",
+            "PaymentService.Charge",
+            "--callers",
+            "--callees",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        qualnames(&answer["symbols"]),
+        ["Acme.Pay.PaymentService.Charge(int)"]
+    );
+    assert_eq!(qualnames(&answer["callers"]), ["Acme.Shop.Checkout.Pay()"]);
+    let callees = qualnames(&answer["callees"]);
+    assert!(
+        callees.contains(&"Acme.Pay.BaseService.Log(string)".to_owned()),
+        "{callees:?}"
+    );
+    assert!(
+        callees.contains(&"Acme.Util.Helper.Round(int)".to_owned()),
+        "{callees:?}"
+    );
+    assert_eq!(answer["callers"][0]["resolution"], "scoped");
+    assert_eq!(answer["callers"][0]["path"], "src/Shop/Checkout.cs");
+
+    // The interface method is called through a field typed by the interface.
+    let answer = json(&repo, &["graph", "ICharger.Charge", "--callers", "--json"]);
+    assert_eq!(qualnames(&answer["callers"]), ["Acme.Shop.Checkout.Pay()"]);
+
+    let answer = json(
+        &repo,
+        &["graph", "Acme.Pay.PaymentService", "--inherits", "--json"],
+    );
+    let mut bases: Vec<(String, String)> = answer["bases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["edge"].as_str().unwrap().to_owned(),
+                b["qualname"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    bases.sort();
+    assert_eq!(
+        bases,
+        [
+            ("IMPLEMENTS".to_owned(), "Acme.Pay.ICharger".to_owned()),
+            ("INHERITS".to_owned(), "Acme.Pay.BaseService".to_owned())
+        ]
+    );
+
+    let answer = json(&repo, &["graph", "Checkout.Pay", "--imports", "--json"]);
+    let imports: Vec<&str> = answer["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(imports, ["Acme.Pay"]);
+
+    // Two hops: Round is called by Charge, which Checkout.Pay calls.
+    let answer = json(
+        &repo,
+        &[
+            "graph",
+            "Helper.Round",
+            "--callers",
+            "--depth",
+            "2",
+            "--json",
+        ],
+    );
+    let callers: Vec<(u64, String)> = answer["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["distance"].as_u64().unwrap(),
+                c["qualname"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        callers,
+        [
+            (1, "Acme.Pay.PaymentService.Charge".to_owned()),
+            (2, "Acme.Shop.Checkout.Pay".to_owned())
+        ]
+    );
+
+    // Precision over recall: only exact edges, and Checkout's are scoped.
+    let answer = json(
+        &repo,
+        &[
+            "graph",
+            "PaymentService.Charge",
+            "--callers",
+            "--min-resolution",
+            "exact",
+            "--json",
+        ],
+    );
+    assert!(answer.get("callers").is_none(), "{answer}");
+
+    let unknown = repo.diffidx(&["graph", "NoSuchThing"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no symbol in the code graph"));
+}
+
+#[test]
+fn impact_ranks_what_calls_a_changed_symbol() {
+    let mut repo = TestRepo::new();
+    repo.write("src/Pay/Service.cs", SERVICE);
+    repo.write("src/Util/Helper.cs", HELPER);
+    repo.write("src/Shop/Checkout.cs", CHECKOUT);
+    repo.commit("payments");
+    repo.write("src/Util/Helper.cs", HELPER.replace("=> x;", "=> x + 0;"));
+    repo.commit("round differently");
+    succeeded(&repo.diffidx(&["init", "--no-hooks"]));
+    let answer = json(&repo, &["impact", "HEAD", "--json"]);
+    // The method, and the class and namespace whose text holds it.
+    let touched = qualnames(&answer["touched"]);
+    assert_eq!(
+        touched,
+        [
+            "Acme.Util",
+            "Acme.Util.Helper",
+            "Acme.Util.Helper.Round(int)"
+        ]
+    );
+    let reached: Vec<(u64, String)> = answer["reached"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["distance"].as_u64().unwrap(),
+                c["qualname"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reached,
+        [
+            (1, "Acme.Pay.PaymentService.Charge".to_owned()),
+            (2, "Acme.Shop.Checkout.Pay".to_owned())
+        ]
+    );
+    assert_eq!(answer["files"], 2);
+    let text = repo.ok(&["impact", "HEAD", "--depth", "1"]);
+    assert!(
+        text.contains("reached within 1 hop (1 symbol in 1 file):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1  Acme.Pay.PaymentService.Charge(int)  src/Pay/Service.cs:15  scoped"),
+        "{text}"
+    );
+}
+
+/// A history that adds, edits, renames and deletes files, changes bases
+/// and adds a competing declaration: indexed commit by commit (as the
+/// hooks do), the graph equals a fresh build at every step checked.
+#[test]
+fn updates_equal_a_fresh_build_on_a_changing_history() {
+    let mut repo = TestRepo::new();
+    repo.write("src/Pay/Service.cs", SERVICE);
+    repo.write("src/Util/Helper.cs", HELPER);
+    repo.commit("payments");
+    succeeded(&repo.diffidx(&["init", "--no-hooks"]));
+    type Step = Box<dyn Fn(&TestRepo)>;
+    let steps: Vec<Step> = vec![
+        Box::new(|r| r.write("src/Shop/Checkout.cs", CHECKOUT)),
+        // A second Round(int) elsewhere: Service.cs did not change, but its
+        // call's resolution must.
+        Box::new(|r| {
+            r.write(
+                "src/Other/Helper.cs",
+                "namespace Acme.Other { public static class Helper { public static int Round(int x) => x; } }\n",
+            )
+        }),
+        Box::new(|r| {
+            r.git(&["mv", "src/Util/Helper.cs", "src/Util/Rounding.cs"]);
+        }),
+        Box::new(|r| {
+            r.write(
+                "src/Pay/Service.cs",
+                SERVICE
+                    .replace("public class BaseService", "public class CoreService")
+                    .replace(": BaseService,", ": CoreService,"),
+            )
+        }),
+        Box::new(|r| r.remove("src/Other/Helper.cs")),
+        Box::new(|r| {
+            r.write(
+                "src/lib.rs",
+                "mod store;\nuse store::Store;\npub fn run() { Store::open().add(); }\n",
+            );
+            r.write(
+                "src/store.rs",
+                "pub struct Store;\nimpl Store { pub fn open() -> Store { Store } pub fn add(&self) { helper(); } }\nfn helper() {}\n",
+            );
+        }),
+        Box::new(|r| r.remove("src/store.rs")),
+    ];
+    for (i, step) in steps.iter().enumerate() {
+        step(&repo);
+        repo.git(&["add", "-A"]);
+        repo.commit(&format!("step {i}"));
+        succeeded(&repo.diffidx(&["index"]));
+        assert_equal_to_fresh_build(&repo);
+    }
+}
+
+/// The same on real history: this repository's own commits, stepped
+/// through one at a time with `HEAD` moving as a checkout does. Another
+/// repository can be checked the same way: `DIFFIDX_GRAPH_HISTORY=PATH`
+/// (and `DIFFIDX_GRAPH_STEPS=N` for its last N first-parent commits).
+#[test]
+fn updates_equal_a_fresh_build_on_real_history() {
+    let other = std::env::var_os("DIFFIDX_GRAPH_HISTORY").map(std::path::PathBuf::from);
+    let source = other
+        .as_deref()
+        .unwrap_or(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let is_repo = source.join(".git").exists() || source.join("HEAD").exists();
+    if source.join(".git/shallow").exists() || source.join("shallow").exists() || !is_repo {
+        eprintln!("skipped: {} is not a full clone", source.display());
+        return;
+    }
+    let repo = TestRepo::clone_of(source, 0);
+    let count: usize = repo
+        .git(&["rev-list", "--count", "HEAD"])
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(count >= 50, "{count} commits");
+    let first_parent = repo.git(&["rev-list", "--first-parent", "--reverse", "HEAD"]);
+    let commits: Vec<&str> = first_parent.lines().collect();
+    // Every commit: the graph follows the restructures of this codebase.
+    let last: usize = std::env::var("DIFFIDX_GRAPH_STEPS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(commits.len());
+    let steps = &commits[commits.len().saturating_sub(last)..];
+    repo.git(&["checkout", "-q", "--detach", steps[0]]);
+    succeeded(&repo.diffidx(&["init", "--no-hooks", "--all"]));
+    let mut rows = 0;
+    for (i, commit) in steps.iter().enumerate() {
+        repo.git(&["checkout", "-q", "--detach", commit]);
+        succeeded(&repo.diffidx(&["index"]));
+        if i % 100 == 99 || i + 1 == steps.len() {
+            rows = assert_equal_to_fresh_build(&repo);
+        }
+    }
+    assert!(rows > 1000, "{rows} graph rows");
+}
