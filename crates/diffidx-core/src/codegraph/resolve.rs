@@ -931,7 +931,9 @@ impl<'a> DefIndex<'a> {
                     if !known {
                         return Vec::new();
                     }
-                } else if reference.receiver != Receiver::PathOrValue {
+                } else if reference.receiver != Receiver::PathOrValue
+                    || self.names_an_outside_type(&reference.qualifier)
+                {
                     return Vec::new();
                 }
             }
@@ -955,6 +957,16 @@ impl<'a> DefIndex<'a> {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// `ValueTask.FromResult(x)`, `Substitute.For<T>()`: a capitalized head
+    /// that is no local (those are typed, or lower case by convention) and
+    /// that nothing in the repository declares is a type from outside.
+    fn names_an_outside_type(&self, qualifier: &[String]) -> bool {
+        qualifier.first().is_some_and(|head| {
+            head.starts_with(|c: char| c.is_uppercase())
+                && !self.by_name.contains_key(head.as_str())
+        })
     }
 
     /// C# extension methods a call on a value of type `ty` can mean: one

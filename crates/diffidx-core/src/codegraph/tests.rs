@@ -307,6 +307,59 @@ fn extension_methods_and_outside_types() {
     lacks(&e, "U.T.Go(Breaker,List<int>) -CALLS/ambiguous-> B.Bag.Add");
 }
 
+/// A static call on a type from outside (`Substitute.For<T>()`,
+/// `ValueTask.FromResult(x)`) is no call into the repository, though the
+/// repository declares methods of that name.
+#[test]
+fn a_static_call_on_an_outside_type_is_no_extension_call() {
+    let files = tree(&[
+        (
+            "src/Ttl.cs",
+            "namespace C { public interface ITtl { } public static class TtlExt { \
+             public static ITtl For(this ITtl t) => t; } }\n",
+        ),
+        (
+            "src/Use.cs",
+            "using C;\nnamespace U { class T { void Go() { ITtl ttl = Substitute.For<ITtl>(); ttl.For(); } \
+             void Put() { Substitute.For<ITtl>(); } } }\n",
+        ),
+    ]);
+    let e = edges(&files);
+    has(&e, "U.T.Go() -CALLS/scoped-> C.TtlExt.For(ITtl)");
+    assert_eq!(
+        e.iter().filter(|x| x.contains("TtlExt.For")).count(),
+        1,
+        "{e:?}"
+    );
+    assert!(!e.iter().any(|x| x.starts_with("U.T.Put()")), "{e:?}");
+}
+
+/// A field declared after the method that uses it still types the
+/// receiver; a static builder call does not type its result as its class.
+#[test]
+fn fields_declared_later_and_builders_in_csharp() {
+    let files = tree(&[
+        (
+            "src/Out.cs",
+            "namespace O { public class Silent { public void WriteLine(string s) { } } \
+             public class Loud { public void WriteLine(string s) { } } \
+             public class Policy { public static Builder Handle() => null; public void Retry() { } } \
+             public class Builder { } public static class Ext { public static void Retry(this Builder b) { } } }\n",
+        ),
+        (
+            "src/Use.cs",
+            "using O;\nnamespace U { class T { void Go() { Output.WriteLine(\"x\"); Policy.Handle().Retry(); } \
+             readonly Silent Output; } }\n",
+        ),
+    ]);
+    let e = edges(&files);
+    has(&e, "U.T.Go() -CALLS/scoped-> O.Silent.WriteLine(string)");
+    lacks(&e, "U.T.Go() -CALLS/ambiguous-> O.Loud.WriteLine(string)");
+    // Not `Policy.Retry` (a member of the class the builder came from).
+    lacks(&e, "U.T.Go() -CALLS/scoped-> O.Policy.Retry()");
+    lacks(&e, "U.T.Go() -CALLS/exact-> O.Policy.Retry()");
+}
+
 #[test]
 fn module_paths_follow_the_crate_layout() {
     assert_eq!(rust_module("src/lib.rs"), ["crate"]);

@@ -198,6 +198,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 },
             ),
         ],
+        members_anywhere: &["field_declaration", "property_declaration"],
+        path_calls_make_their_type: false,
         scope: ScopeRules {
             files_are_modules: false,
             root_word: None,

@@ -34,6 +34,12 @@ pub struct GraphSpec {
     /// Declarations that give a name a type (parameters, locals, fields):
     /// a receiver declared there is looked up by its type.
     pub bindings: &'static [(&'static str, Binding)],
+    /// Binding kinds that are members of a type (C# fields and properties):
+    /// in scope in the whole type, declared before the use or after it.
+    pub members_anywhere: &'static [&'static str],
+    /// A call on a type's path yields that type (Rust `Store::open()`). In
+    /// C#, `Policy.Handle()` is as often a builder of something else.
+    pub path_calls_make_their_type: bool,
     /// How the resolver looks names up in this language.
     pub scope: ScopeRules,
 }
@@ -558,11 +564,16 @@ impl<'a> RefWalker<'a> {
         let mut node = at;
         'up: while let Some(parent) = node.parent() {
             let mut cursor = parent.walk();
+            let mut after = false;
             for child in parent.named_children(&mut cursor) {
                 if child.id() == node.id() {
                     // Not its own initializer (`let x = x.y();`), and
-                    // nothing declared after the use.
-                    break;
+                    // nothing declared after the use but a type's members.
+                    after = true;
+                    continue;
+                }
+                if after && !self.spec.members_anywhere.contains(&child.kind()) {
+                    continue;
                 }
                 if let Some(ty) = self.binding(child, name, 0) {
                     found = Some(ty);
@@ -647,6 +658,9 @@ impl<'a> RefWalker<'a> {
             return Some(vec![ty]);
         }
         // `T::new()`: a path call whose qualifier names a type.
+        if !self.spec.path_calls_make_their_type {
+            return None;
+        }
         let role = self.roles.get(value.kind_id() as usize).copied().flatten();
         if let Some(RefRole::Call { function, .. }) = role {
             let callee = self.unwrap(value.child_by_field_name(function)?);

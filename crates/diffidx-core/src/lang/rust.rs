@@ -148,6 +148,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 },
             ),
         ],
+        members_anywhere: &[],
+        path_calls_make_their_type: true,
         scope: ScopeRules {
             files_are_modules: true,
             root_word: Some("crate"),
