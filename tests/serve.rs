@@ -276,3 +276,50 @@ fn a_stopped_server_is_found_at_once_and_does_not_hold_the_writer() {
     );
     assert!(log_json(&repo, false).contains("three"));
 }
+
+/// `graph` and `impact` go through the server too, with the answers the
+/// store gives directly.
+#[test]
+fn the_server_answers_graph_and_impact_like_the_store() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/Cart.cs",
+        "namespace Shop { class Cart { int Total() => Sum(); int Sum() => 1; } \
+         class Till { int Ring(Cart c) => c.Total(); } }\n",
+    );
+    repo.commit("cart");
+    repo.write(
+        "src/Cart.cs",
+        "namespace Shop { class Cart { int Total() => Sum(); int Sum() => 2; } \
+         class Till { int Ring(Cart c) => c.Total(); } }\n",
+    );
+    repo.commit("sum");
+    succeeded(&repo.diffidx(&["index"]));
+    let run = |args: &[&str], server: bool| -> String {
+        let env: &[(&str, &str)] = if server {
+            &[]
+        } else {
+            &[("DIFFIDX_SERVER", "off")]
+        };
+        let out = repo.diffidx_env(args, env);
+        succeeded(&out);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let graph = ["graph", "Cart.Total", "--json"];
+    let impact = ["impact", "HEAD", "--json"];
+    let direct_graph = run(&graph, false);
+    let direct_impact = run(&impact, false);
+    // Sum changed; Total calls it, Ring calls Total: two hops.
+    assert!(direct_impact.contains("Shop.Till.Ring"), "{direct_impact}");
+    assert!(direct_graph.contains("Shop.Cart.Sum"), "{direct_graph}");
+
+    let server = Server::start(&repo, "60");
+    assert_eq!(run(&graph, true), direct_graph);
+    assert_eq!(
+        server.next_line(),
+        "graph of Cart.Total: 1 symbols, 2 reached"
+    );
+    assert_eq!(run(&impact, true), direct_impact);
+    // Sum, and Cart and Shop that contain it.
+    assert_eq!(server.next_line(), "impact of 3 touched symbols: 2 reached");
+}

@@ -81,8 +81,9 @@ pub fn run(ctx: &Context, args: &GraphArgs) -> anyhow::Result<()> {
         depth: args.depth,
         min_resolution: args.min_resolution,
     };
-    let store = diffidx_lib::open::for_reading(&repo, diffidx_lib::open::WAIT)?;
-    let answer = diffidx_lib::codegraph::graph(&store.reader()?, &query)?;
+    // The query server answers faster; this binary is what it runs.
+    let program = std::env::current_exe().ok();
+    let answer = diffidx_lib::query::code_graph(&repo, &query, program.as_deref())?;
     let Some(commit) = answer.commit.clone() else {
         anyhow::bail!("there is no code graph yet; run `git diffidx index` to build it");
     };

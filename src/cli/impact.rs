@@ -5,6 +5,7 @@ use diffidx_core::codegraph::Resolution;
 use diffidx_core::git::Target;
 use diffidx_core::symbol::display_name;
 use diffidx_core::SymbolDiffer;
+use diffidx_lib::protocol::ImpactRequest;
 
 use super::graph::{parse_resolution, reached_line};
 use super::pager::print_paged;
@@ -51,13 +52,14 @@ pub fn run(ctx: &Context, args: &ImpactArgs) -> anyhow::Result<()> {
             (diff.deltas, heading)
         }
     };
-    let store = diffidx_lib::open::for_reading(&repo, diffidx_lib::open::WAIT)?;
-    let answer = diffidx_lib::codegraph::impact(
-        &store.reader()?,
-        &deltas,
-        args.depth.max(1),
-        args.min_resolution,
-    )?;
+    let request = ImpactRequest {
+        deltas,
+        depth: args.depth.max(1),
+        min_resolution: args.min_resolution,
+    };
+    // The query server answers faster; this binary is what it runs.
+    let program = std::env::current_exe().ok();
+    let answer = diffidx_lib::query::impact(&repo, &request, program.as_deref())?;
     let Some(commit) = answer.commit.clone() else {
         anyhow::bail!("there is no code graph yet; run `git diffidx index` to build it");
     };

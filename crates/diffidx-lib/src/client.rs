@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use diffidx_core::SymbolQuery;
 
-use crate::protocol::{HistoryRequest, Request, Response};
+use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
+use crate::protocol::{HistoryRequest, ImpactRequest, Request, Response};
 use crate::store::HistoryEntry;
 
 /// Unix socket paths are limited to about 100 bytes.
@@ -43,6 +44,10 @@ fn call_on(stream: UnixStream, request: &Request, timeout: Duration) -> std::io:
     BufReader::new(&stream).read_line(&mut reply)?;
     serde_json::from_str(&reply).map_err(std::io::Error::other)
 }
+
+/// How long a query may take on the server before the client answers it
+/// itself.
+const QUERY_WAIT: Duration = Duration::from_secs(10);
 
 /// How long a server may take to close the store when asked.
 const RELEASE_WAIT: Duration = Duration::from_secs(3);
@@ -133,7 +138,7 @@ pub fn history(
         head,
         in_history,
     });
-    match call(socket, &request, Duration::from_secs(10)) {
+    match call(socket, &request, QUERY_WAIT) {
         Ok(Response {
             ok: true,
             entries,
@@ -152,6 +157,32 @@ pub fn history(
             known,
             hidden,
         }),
+        _ => None,
+    }
+}
+
+/// The code graph around a symbol from a running server; `None` when
+/// there is no usable one.
+pub fn graph(socket: &Path, query: &GraphQuery) -> Option<GraphAnswer> {
+    match call(socket, &Request::Graph(query.clone()), QUERY_WAIT) {
+        Ok(Response {
+            ok: true,
+            graph: Some(answer),
+            ..
+        }) => Some(*answer),
+        _ => None,
+    }
+}
+
+/// The blast radius of a change from a running server; `None` when there
+/// is no usable one.
+pub fn impact(socket: &Path, request: &ImpactRequest) -> Option<ImpactAnswer> {
+    match call(socket, &Request::Impact(request.clone()), QUERY_WAIT) {
+        Ok(Response {
+            ok: true,
+            impact: Some(answer),
+            ..
+        }) => Some(*answer),
         _ => None,
     }
 }

@@ -1,23 +1,40 @@
 //! What the query server and its clients say to each other: one JSON line
 //! each way over a Unix socket in the state directory.
 
-use diffidx_core::SymbolQuery;
+use diffidx_core::codegraph::Resolution;
+use diffidx_core::{SymbolDelta, SymbolQuery};
 use serde::{Deserialize, Serialize};
 
+use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
 use crate::store::HistoryEntry;
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Request {
     Ping,
     /// Close the store: a writer is about to open it.
     Release,
     History(HistoryRequest),
+    /// The code graph around a symbol (`graph`).
+    Graph(GraphQuery),
+    /// The blast radius of a change (`impact`); the client labels the
+    /// change, the server walks the graph.
+    Impact(ImpactRequest),
+}
+
+impl Request {
+    /// Answered from the open store (the others need none).
+    pub fn reads_the_store(&self) -> bool {
+        matches!(
+            self,
+            Request::History(_) | Request::Graph(_) | Request::Impact(_)
+        )
+    }
 }
 
 /// A symbol's history (the same JSON as before it had a type of its own:
 /// the fields sit beside `op`).
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HistoryRequest {
     pub query: SymbolQuery,
     /// Also say whether this commit is indexed.
@@ -25,6 +42,14 @@ pub struct HistoryRequest {
     /// Keep only the changes on commits in `head`'s history.
     #[serde(default)]
     pub in_history: bool,
+}
+
+/// What `impact` asks of the graph.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ImpactRequest {
+    pub deltas: Vec<SymbolDelta>,
+    pub depth: u32,
+    pub min_resolution: Resolution,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -56,6 +81,12 @@ pub struct Response {
     pub in_history: bool,
     #[serde(default)]
     pub error: Option<String>,
+    /// The answer to a `graph` request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<Box<GraphAnswer>>,
+    /// The answer to an `impact` request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impact: Option<Box<ImpactAnswer>>,
 }
 
 impl Response {

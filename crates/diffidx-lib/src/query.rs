@@ -9,7 +9,9 @@ use std::time::Duration;
 use diffidx_core::git::Repo;
 use diffidx_core::{Status, SymbolDiffer, SymbolQuery};
 
+use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
 use crate::open::{self, OpenError};
+use crate::protocol::ImpactRequest;
 use crate::state::{StateDir, StateError, Wait, WriterLock};
 use crate::store::{HistoryEntry, StoreError};
 
@@ -17,7 +19,7 @@ use crate::store::{HistoryEntry, StoreError};
 pub enum QueryError {
     #[error("this repository has no diffidx index yet; run `git diffidx init` (or `git diffidx index`) first")]
     NoIndex,
-    #[error("the index is being rebuilt from the notes{}; `log` answers when that finishes",
+    #[error("the index is being rebuilt from the notes{}; queries answer when that finishes",
         holder.map(|p| format!(" (by pid {p})")).unwrap_or_default())]
     Rebuilding { holder: Option<u32> },
     #[error("a rebuild of the index was interrupted; run `git diffidx rebuild` (or `git diffidx index`) to finish it")]
@@ -58,18 +60,7 @@ pub fn history(
     in_history: bool,
     server: Option<&Path>,
 ) -> Result<History, QueryError> {
-    let state = StateDir::of(repo);
-    if state.rebuilding().exists() {
-        // Running (it holds the writer lock), or killed (nobody does).
-        return Err(match WriterLock::acquire(&state, Wait::No, &mut |_| {}) {
-            Err(StateError::Busy { holder, .. }) => QueryError::Rebuilding { holder },
-            Err(e) => e.into(),
-            Ok(_lock) => QueryError::RebuildInterrupted,
-        });
-    }
-    if !state.store().exists() {
-        return Err(QueryError::NoIndex);
-    }
+    let state = answerable(repo)?;
     let in_history = in_history && head.is_some();
     let server = server.filter(|_| crate::settings::query_server_enabled(repo));
     if server.is_some() {
@@ -117,6 +108,85 @@ pub fn history(
         known: near.known,
         hidden,
     })
+}
+
+/// The state directory, once it is known that a store is there to answer.
+fn answerable(repo: &Repo) -> Result<StateDir, QueryError> {
+    let state = StateDir::of(repo);
+    if state.rebuilding().exists() {
+        // Running (it holds the writer lock), or killed (nobody does).
+        return Err(match WriterLock::acquire(&state, Wait::No, &mut |_| {}) {
+            Err(StateError::Busy { holder, .. }) => QueryError::Rebuilding { holder },
+            Err(e) => e.into(),
+            Ok(_lock) => QueryError::RebuildInterrupted,
+        });
+    }
+    if !state.store().exists() {
+        return Err(QueryError::NoIndex);
+    }
+    Ok(state)
+}
+
+/// Asks the query server (`ask`), else opens the store and answers
+/// (`direct`), then starts a server for the next query. `server` is the
+/// program to start (`None`: keep to the direct path).
+fn from_server_or_store<T>(
+    repo: &Repo,
+    server: Option<&Path>,
+    ask: impl FnOnce(&Path) -> Option<T>,
+    direct: impl FnOnce(&crate::store::Reader<'_>) -> Result<T, StoreError>,
+) -> Result<T, QueryError> {
+    let state = answerable(repo)?;
+    let server = server.filter(|_| crate::settings::query_server_enabled(repo));
+    if server.is_some() {
+        if let Some(answer) = ask(&state.socket()) {
+            return Ok(answer);
+        }
+    }
+    let store = open::for_reading(repo, Duration::from_secs(10))?;
+    let answer = direct(&store.reader()?)?;
+    drop(store);
+    if let Some(program) = server {
+        let work_dir = repo.work_dir().unwrap_or_else(|| repo.common_dir());
+        crate::client::spawn(&state.socket(), program, &work_dir);
+    }
+    Ok(answer)
+}
+
+/// The code graph around the symbols `query` names (`graph`).
+pub fn code_graph(
+    repo: &Repo,
+    query: &GraphQuery,
+    server: Option<&Path>,
+) -> Result<GraphAnswer, QueryError> {
+    from_server_or_store(
+        repo,
+        server,
+        |socket| crate::client::graph(socket, query),
+        |reader| crate::codegraph::graph(reader, query),
+    )
+}
+
+/// What calls, inherits or implements what `request.deltas` touched
+/// (`impact`).
+pub fn impact(
+    repo: &Repo,
+    request: &ImpactRequest,
+    server: Option<&Path>,
+) -> Result<ImpactAnswer, QueryError> {
+    from_server_or_store(
+        repo,
+        server,
+        |socket| crate::client::impact(socket, request),
+        |reader| {
+            crate::codegraph::impact(
+                reader,
+                &request.deltas,
+                request.depth,
+                request.min_resolution,
+            )
+        },
+    )
 }
 
 /// Keeps the entries whose commit is in `history`; returns them and how

@@ -1,5 +1,5 @@
-//! The query server: a long-lived reader that answers history queries from
-//! an open store (`git diffidx serve`); its client is `crate::client`.
+//! The query server: a long-lived reader that answers history, code-graph
+//! and impact queries from an open store (`git diffidx serve`); its client is `crate::client`.
 //!
 //! Opening the Kuzu store costs about 30 ms and the first query about 10 ms
 //! more: most of a `log --symbol` run. A process that keeps the store open
@@ -23,7 +23,7 @@ use diffidx_core::git::Repo;
 use diffidx_core::SymbolQuery;
 
 use crate::client::{self, MAX_SOCKET_PATH};
-use crate::protocol::{HistoryRequest, Request, Response};
+use crate::protocol::{HistoryRequest, ImpactRequest, Request, Response};
 use crate::state::{StateDir, StateError};
 use crate::store::{NamesNear, Reader, Store, StoreError};
 
@@ -79,14 +79,16 @@ pub fn serve(
             last: Instant::now(),
             reopen_when_free: false,
         };
-        // Closed: answer what needs no store; open it for a history query,
-        // or (tried on ticks) once the writer that asked for it is done.
-        let mut last_query: Option<SymbolQuery> = None;
+        // Closed: answer what needs no store; open it for a query, or
+        // (tried on ticks) once the writer that asked for it is done.
+        let mut last_query: Option<Request> = None;
         let mut ancestors = AncestorCache::default();
         while let Some(event) = clients.next().await {
             let pending = match event {
                 Event::Reopen => None,
-                Event::Client(stream, Ok(Request::History(request))) => Some((stream, request)),
+                Event::Client(stream, Ok(request)) if request.reads_the_store() => {
+                    Some((stream, request))
+                }
                 Event::Client(stream, other) => {
                     answer_closed(&stream, other, &mut on_request);
                     continue;
@@ -97,7 +99,7 @@ pub fn serve(
                 Err(response) => {
                     match pending {
                         Some((stream, request)) => {
-                            answer_history(&stream, &request.query, response, &mut on_request)
+                            reply(&stream, &request, *response, &mut on_request)
                         }
                         None if response.busy => clients.reopen_when_free = true,
                         None => {}
@@ -109,12 +111,8 @@ pub fn serve(
                 Ok(reader) => reader,
                 Err(e) => {
                     if let Some((stream, request)) = pending {
-                        answer_history(
-                            &stream,
-                            &request.query,
-                            Response::failure(e.to_string()),
-                            &mut on_request,
-                        );
+                        let failure = Response::failure(e.to_string());
+                        reply(&stream, &request, failure, &mut on_request);
                     }
                     continue;
                 }
@@ -122,8 +120,8 @@ pub fn serve(
             clients.reopen_when_free = false;
             if pending.is_none() {
                 // Warm the statements the last query used.
-                if let Some(query) = &last_query {
-                    let _ = read_history(&reader, query, None, None);
+                if let Some(request) = &last_query {
+                    let _ = answer_open(repo, &reader, &mut ancestors, request.clone());
                 }
                 on_request("reopened the store after a writer");
             }
@@ -132,24 +130,10 @@ pub fn serve(
             let mut pending = pending;
             loop {
                 if let Some((stream, request)) = pending.take() {
-                    let HistoryRequest {
-                        query,
-                        head,
-                        in_history,
-                    } = request;
-                    let response = match head.as_deref().filter(|_| in_history) {
-                        Some(tip) => match ancestors.of(repo, tip) {
-                            Some(history) => {
-                                read_history(&reader, &query, Some(tip), Some(history))
-                            }
-                            // The client walks the history itself.
-                            None => Response::failure(format!("cannot walk the history of {tip}")),
-                        },
-                        None => read_history(&reader, &query, head.as_deref(), None),
-                    };
+                    let response = answer_open(repo, &reader, &mut ancestors, request.clone());
                     let failed = !response.ok;
-                    answer_history(&stream, &query, response, &mut on_request);
-                    last_query = Some(query);
+                    reply(&stream, &request, response, &mut on_request);
+                    last_query = Some(request);
                     if failed {
                         break;
                     }
@@ -159,7 +143,7 @@ pub fn serve(
                 };
                 match event {
                     Event::Reopen => {}
-                    Event::Client(stream, Ok(Request::History(request))) => {
+                    Event::Client(stream, Ok(request)) if request.reads_the_store() => {
                         pending = Some((stream, request))
                     }
                     Event::Client(stream, Ok(Request::Release)) => {
@@ -247,14 +231,14 @@ impl Clients<'_> {
 /// Opens the store for reading, unless a writer has it (Kuzu refuses then):
 /// that is "busy". Changes a killed writer left to replay are not replayed
 /// here (that takes the writer lock); the client's direct path does it.
-fn open_read_only(state: &StateDir) -> Result<Store, Response> {
+fn open_read_only(state: &StateDir) -> Result<Store, Box<Response>> {
     match crate::open::read_only_now(state) {
         Ok(store) => Ok(store),
-        Err(StoreError::Locked { .. }) => Err(Response {
+        Err(StoreError::Locked { .. }) => Err(Box::new(Response {
             busy: true,
             ..Response::default()
-        }),
-        Err(e) => Err(Response::failure(e.to_string())),
+        })),
+        Err(e) => Err(Box::new(Response::failure(e.to_string()))),
     }
 }
 
@@ -318,21 +302,76 @@ fn read_history(
     }
 }
 
-fn answer_history(
+/// Answers a store-reading request from the open store.
+fn answer_open(
+    repo: &Repo,
+    reader: &Reader<'_>,
+    ancestors: &mut AncestorCache,
+    request: Request,
+) -> Response {
+    match request {
+        Request::History(HistoryRequest {
+            query,
+            head,
+            in_history,
+        }) => match head.as_deref().filter(|_| in_history) {
+            Some(tip) => match ancestors.of(repo, tip) {
+                Some(history) => read_history(reader, &query, Some(tip), Some(history)),
+                // The client walks the history itself.
+                None => Response::failure(format!("cannot walk the history of {tip}")),
+            },
+            None => read_history(reader, &query, head.as_deref(), None),
+        },
+        Request::Graph(query) => match crate::codegraph::graph(reader, &query) {
+            Ok(answer) => Response {
+                graph: Some(Box::new(answer)),
+                ..Response::success()
+            },
+            Err(e) => Response::failure(e.to_string()),
+        },
+        Request::Impact(ImpactRequest {
+            deltas,
+            depth,
+            min_resolution,
+        }) => match crate::codegraph::impact(reader, &deltas, depth, min_resolution) {
+            Ok(answer) => Response {
+                impact: Some(Box::new(answer)),
+                ..Response::success()
+            },
+            Err(e) => Response::failure(e.to_string()),
+        },
+        Request::Ping | Request::Release => Response::failure("unexpected".into()),
+    }
+}
+
+/// Sends the response, and tells `on_request` what was asked and answered.
+fn reply(
     stream: &UnixStream,
-    query: &SymbolQuery,
+    request: &Request,
     response: Response,
     on_request: &mut impl FnMut(&str),
 ) {
     send(stream, &response);
-    let outcome = if response.ok {
-        format!("{} entries", response.entries.len())
-    } else if response.busy {
+    let outcome = if response.busy {
         "busy (a writer holds the store)".to_string()
-    } else {
+    } else if !response.ok {
         response.error.unwrap_or_default()
+    } else if let Some(graph) = &response.graph {
+        let reached =
+            graph.callers.len() + graph.callees.len() + graph.bases.len() + graph.derived.len();
+        format!("{} symbols, {reached} reached", graph.symbols.len())
+    } else if let Some(impact) = &response.impact {
+        format!("{} reached", impact.reached.len())
+    } else {
+        format!("{} entries", response.entries.len())
     };
-    on_request(&format!("history of {}: {outcome}", query.name));
+    let asked = match request {
+        Request::History(h) => format!("history of {}", h.query.name),
+        Request::Graph(q) => format!("graph of {}", q.symbol.name),
+        Request::Impact(i) => format!("impact of {} touched symbols", i.deltas.len()),
+        Request::Ping | Request::Release => String::new(),
+    };
+    on_request(&format!("{asked}: {outcome}"));
 }
 
 /// Requests that need no open store.
@@ -347,7 +386,7 @@ fn answer_closed(
             send(stream, &Response::success());
             on_request("release: the store was not open");
         }
-        Ok(Request::History(_)) => send(stream, &Response::failure("unexpected".into())),
+        Ok(_) => send(stream, &Response::failure("unexpected".into())),
         Err(error) => {
             on_request(&error);
             send(stream, &Response::failure(error));
