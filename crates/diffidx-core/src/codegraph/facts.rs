@@ -40,6 +40,9 @@ pub struct Def {
     /// How many type parameters it declares (`Foo<T>`: 1).
     #[serde(rename = "g", default, skip_serializing_if = "is_zero")]
     pub arity: u8,
+    /// An extension method of its first parameter's type (C# `this T x`).
+    #[serde(rename = "x", default, skip_serializing_if = "std::ops::Not::not")]
+    pub extension: bool,
 }
 
 fn is_zero(n: &u8) -> bool {
@@ -60,6 +63,7 @@ impl Def {
                 lines: (s.start_line, s.end_line),
                 content_hash: s.content_hash.to_hex(),
                 arity: 0,
+                extension: false,
             })
             .collect()
     }

@@ -21,7 +21,7 @@ pub use resolve::{
 
 /// Bumped whenever facts or resolution change meaning: a graph built with
 /// another version is rebuilt from the tree.
-pub const GRAPH_VERSION: &str = "4";
+pub const GRAPH_VERSION: &str = "5";
 
 /// The files whose edges must be derived again after the files in
 /// `changed` went from `old` to `new` (both maps hold every file; a path

@@ -969,9 +969,10 @@ impl<'a> DefIndex<'a> {
         })
     }
 
-    /// C# extension methods a call on a value of type `ty` can mean: one
-    /// parameter more than the call has arguments, the first of that type
-    /// (or a base of it, or a type parameter of a generic method).
+    /// C# extension methods (declared with `this` on their first parameter)
+    /// a call on a value of type `ty` can mean: one parameter more than the
+    /// call has arguments, the first of that type (or a base of it, or a
+    /// type parameter of a generic method).
     fn extensions(&self, all: &[DefRef], ty: &str, reference: &Reference) -> Vec<DefRef> {
         if ty.is_empty() {
             return Vec::new();
@@ -992,6 +993,9 @@ impl<'a> DefIndex<'a> {
             .copied()
             .filter(|c| {
                 let def = self.def(*c);
+                if !def.extension {
+                    return false;
+                }
                 let Some(inner) = def.sig.strip_prefix('(').and_then(|r| r.strip_suffix(')'))
                 else {
                     return false;
@@ -1006,9 +1010,11 @@ impl<'a> DefIndex<'a> {
                     .unwrap_or(first)
                     .trim_end_matches('?');
                 let first = first.rsplit('.').next().unwrap_or(first);
-                let count_fits = reference
-                    .args
-                    .is_none_or(|n| params.len() == n as usize + 1);
+                // Optional parameters and `params` arrays take fewer
+                // arguments; the overloads are picked later.
+                let count_fits = reference.args.is_none_or(|n| {
+                    params.len() > n as usize || params.last().is_some_and(|t| t.ends_with("[]"))
+                });
                 let generic = def.arity > 0 && first.starts_with('T') && !accepted.contains(first);
                 count_fits && (accepted.contains(first) || generic)
             })
@@ -1188,62 +1194,89 @@ fn pick_overloads(
     let Some(args) = reference.args else {
         return candidates;
     };
+    // An extension method called on a value takes the value as its first
+    // parameter: the arguments fill the rest.
+    let on_value = matches!(
+        reference.receiver,
+        Receiver::Typed | Receiver::Value | Receiver::PathOrValue
+    );
     let params = |c: &DefRef| -> Option<Vec<String>> {
-        let sig = &index.def(*c).sig;
-        let inner = sig.strip_prefix('(')?.strip_suffix(')')?;
-        Some(split_params(inner))
+        let def = index.def(*c);
+        let inner = def.sig.strip_prefix('(')?.strip_suffix(')')?;
+        let mut all = split_params(inner);
+        let own_class = def.parent.map(|p| {
+            index
+                .def(DefRef {
+                    file: c.file,
+                    def: p,
+                })
+                .name
+                .as_str()
+        });
+        let through_class = reference.qualifier.last().map(String::as_str) == own_class;
+        if def.extension && on_value && !through_class && !all.is_empty() {
+            all.remove(0);
+        }
+        Some(all)
     };
-    let by_count: Vec<DefRef> = candidates
+    let exact: Vec<DefRef> = candidates
         .iter()
         .copied()
         .filter(|c| params(c).is_some_and(|p| p.len() == args as usize))
         .collect();
-    // None takes exactly that many: those that take more may have optional
-    // parameters (`x = null`), and a `params` array takes any number.
-    let by_count = if by_count.is_empty() {
-        candidates
-            .iter()
-            .copied()
-            .filter(|c| {
-                params(c).is_some_and(|p| {
-                    p.len() > args as usize || p.last().is_some_and(|t| t.ends_with("[]"))
-                })
+    // Those that take more may have optional parameters (`x = null`), and
+    // a `params` array takes any number.
+    let longer: Vec<DefRef> = candidates
+        .iter()
+        .copied()
+        .filter(|c| {
+            params(c).is_some_and(|p| {
+                p.len() > args as usize
+                    || (p.len() != args as usize && p.last().is_some_and(|t| t.ends_with("[]")))
             })
-            .collect()
-    } else {
-        by_count
-    };
-    if by_count.is_empty() {
-        return candidates;
-    }
-    if by_count.len() == 1 || reference.arg_types.is_empty() {
-        return by_count;
-    }
+        })
+        .collect();
     // Each visible argument scores 2 for its own type, 1 for a type that
     // takes it; the best-scoring overloads remain.
-    let score = |c: &DefRef| -> Option<u32> {
-        let p = params(c).unwrap_or_default();
-        let mut total = 0;
-        for (param, arg) in p.iter().zip(&reference.arg_types) {
-            if arg.is_empty() {
-                continue;
+    let typed = reference.arg_types.iter().any(|t| !t.is_empty());
+    let best = |group: &[DefRef]| -> Vec<DefRef> {
+        let scored: Vec<(DefRef, u32)> = group
+            .iter()
+            .filter_map(|c| {
+                let p = params(c).unwrap_or_default();
+                let mut total = 0;
+                for (param, arg) in p.iter().zip(&reference.arg_types) {
+                    if !arg.is_empty() {
+                        total += type_accepts(param, arg)?;
+                    }
+                }
+                Some((*c, total))
+            })
+            .collect();
+        let top = scored.iter().map(|(_, s)| *s).max();
+        scored
+            .into_iter()
+            .filter(|(_, s)| Some(*s) == top)
+            .map(|(c, _)| c)
+            .collect()
+    };
+    // Exactly as many parameters as arguments first; those with more only
+    // when the visible argument types rule every exact one out (types the
+    // resolver cannot relate, a subclass for its base, rule out too: then
+    // the count alone decides).
+    let fallback = if exact.is_empty() { &longer } else { &exact };
+    if fallback.is_empty() {
+        return candidates;
+    }
+    if typed {
+        for group in [&exact, &longer] {
+            let kept = best(group);
+            if !kept.is_empty() {
+                return kept;
             }
-            total += type_accepts(param, arg)?;
         }
-        Some(total)
-    };
-    let scored: Vec<(DefRef, u32)> = by_count
-        .iter()
-        .filter_map(|c| score(c).map(|s| (*c, s)))
-        .collect();
-    let Some(best) = scored.iter().map(|(_, s)| *s).max() else {
-        return by_count;
-    };
-    scored
-        .into_iter()
-        .filter(|(_, s)| *s == best)
-        .map(|(c, _)| c)
-        .collect()
+    }
+    fallback.clone()
 }
 
 /// Top-level commas only: `(Dictionary<K,V>,int)` has two parameters.

@@ -287,12 +287,16 @@ fn extension_methods_and_outside_types() {
         (
             "src/Breaker.cs",
             "namespace B { public class Breaker { } public static class Ext { \
-             public static void Trip(this Breaker b, int n) { } } public class Bag { public void Add(int x) { } } }\n",
+             public static void Trip(this Breaker b, int n) { } } public class Bag { public void Add(int x) { } } \
+             public interface IReg<TKey> { void Put<TP>(TKey key, TP p); } \
+             public class Opts { } public static class Lim { \
+             public static Breaker Limit(this Breaker b, int permits, int queue = 0) => b; \
+             public static Breaker Limit(this Breaker b, Opts o) => b; } }\n",
         ),
         (
             "src/Use.cs",
             "using System.Collections.Generic;\nusing B;\nnamespace U { class T { void Go(Breaker breaker, List<int> list) { \
-             breaker.Trip(2); list.Add(1); } } }\n",
+             breaker.Trip(2); list.Add(1); var t = new DateTime(1); DateTime d = t; d.Put(1); breaker.Limit(1); } } }\n",
         ),
     ]);
     let e = edges(&files);
@@ -305,6 +309,13 @@ fn extension_methods_and_outside_types() {
         "U.T.Go(Breaker,List<int>) -CALLS/unique_name-> B.Bag.Add",
     );
     lacks(&e, "U.T.Go(Breaker,List<int>) -CALLS/ambiguous-> B.Bag.Add");
+    // The overload the argument fits, though it has an optional parameter.
+    has(
+        &e,
+        "U.T.Go(Breaker,List<int>) -CALLS/scoped-> B.Lim.Limit(Breaker,int,int)",
+    );
+    // A generic method is no extension method without `this`.
+    assert!(!e.iter().any(|x| x.contains("IReg.Put")), "{e:?}");
 }
 
 /// A static call on a type from outside (`Substitute.For<T>()`,

@@ -199,6 +199,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ),
         ],
         members_anywhere: &["field_declaration", "property_declaration"],
+        parameter_lists: &["parameter_list"],
+        extension_word: Some("this"),
         path_calls_make_their_type: false,
         scope: ScopeRules {
             files_are_modules: false,

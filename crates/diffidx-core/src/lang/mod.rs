@@ -494,7 +494,7 @@ fn extract_from_tree(
         refs::assign_import_owners(&mut imports, &lines);
         (refs::assign_owners(refs.refs, &ranges), imports)
     });
-    let arities: Vec<u8> = walker.raw.iter().map(|r| r.arity).collect();
+    let arities: Vec<(u8, bool)> = walker.raw.iter().map(|r| (r.arity, r.extension)).collect();
     let symbols = FileSymbols {
         symbols: finish(walker.raw, &tokens, source),
         has_parse_errors: root.has_error(),
@@ -503,8 +503,9 @@ fn extract_from_tree(
     };
     let facts = found.map(|(refs, imports)| {
         let mut defs = crate::codegraph::facts::Def::of_symbols(&symbols);
-        for (def, arity) in defs.iter_mut().zip(arities) {
+        for (def, (arity, extension)) in defs.iter_mut().zip(arities) {
             def.arity = arity;
+            def.extension = extension;
         }
         crate::codegraph::FileFacts {
             defs,
@@ -530,6 +531,8 @@ struct RawSymbol {
     end_line: u32,
     /// How many type parameters it declares (`Foo<T>`: 1).
     arity: u8,
+    /// A C# extension method (`this T x` first).
+    extension: bool,
 }
 
 #[derive(Clone, Default)]
@@ -725,6 +728,7 @@ impl<'a> Walker<'a> {
             start_line: start.start_position().row as u32 + 1,
             end_line: end_line(end),
             arity: self.arity(node),
+            extension: self.is_extension(node),
         });
         let body = body.map(|body| {
             let inner = Scope {
@@ -791,6 +795,7 @@ impl<'a> Walker<'a> {
                 start_line: node.start_position().row as u32 + 1,
                 end_line: end_line(node),
                 arity: 0,
+                extension: false,
             });
         }
     }
@@ -810,6 +815,25 @@ impl<'a> Walker<'a> {
                 found
             });
         list.map_or(0, |l| l.named_child_count().min(u8::MAX as usize) as u8)
+    }
+
+    /// Whether the first parameter carries the table's extension word (C#
+    /// `this`): the method then extends that parameter's type.
+    fn is_extension(&self, node: Node<'_>) -> bool {
+        let Some(word) = self.spec.graph.extension_word else {
+            return false;
+        };
+        let lists = self.spec.graph.parameter_lists;
+        let mut cursor = node.walk();
+        let list = node
+            .named_children(&mut cursor)
+            .find(|c| lists.contains(&c.kind()));
+        let Some(first) = list.and_then(|l| l.named_child(0)) else {
+            return false;
+        };
+        let mut cursor = first.walk();
+        let marked = first.children(&mut cursor).any(|c| self.text(c) == word);
+        marked
     }
 
     /// The first of the leading siblings (attributes) directly above `node`.

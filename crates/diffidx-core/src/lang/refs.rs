@@ -40,6 +40,11 @@ pub struct GraphSpec {
     /// A call on a type's path yields that type (Rust `Store::open()`). In
     /// C#, `Policy.Handle()` is as often a builder of something else.
     pub path_calls_make_their_type: bool,
+    /// Kinds of a declaration's parameter list.
+    pub parameter_lists: &'static [&'static str],
+    /// A word that, on a method's first parameter, makes it an extension
+    /// method of that parameter's type (C# `this`).
+    pub extension_word: Option<&'static str>,
     /// How the resolver looks names up in this language.
     pub scope: ScopeRules,
 }

@@ -149,6 +149,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ),
         ],
         members_anywhere: &[],
+        parameter_lists: &["parameters"],
+        extension_word: None,
         path_calls_make_their_type: true,
         scope: ScopeRules {
             files_are_modules: true,
