@@ -466,44 +466,25 @@ pub(super) async fn write_code_graph(
             })
             .collect(),
     );
-    let (to_modules, to_files): (Vec<_>, Vec<_>) = rows
-        .imports
-        .iter()
-        .partition(|i| matches!(i.target, ImportTarget::Module(_)));
-    add(
-        "imports",
-        "UNWIND $rows AS r MATCH (f:File {id: r.file}) MATCH (m:Module {id: r.target}) \
-         CREATE (f)-[:IMPORTS {kind: r.kind, alias: r.alias, line: r.line}]->(m)",
-        to_modules
-            .iter()
-            .map(|i| {
-                let ImportTarget::Module(name) = &i.target else {
-                    unreachable!()
-                };
-                map(
-                    *i,
-                    vec![("file", file_id(&i.file)), ("target", module_id(name))],
-                )
-            })
-            .collect(),
-    );
-    add(
-        "imports",
-        "UNWIND $rows AS r MATCH (f:File {id: r.file}) MATCH (t:File {id: r.target}) \
-         CREATE (f)-[:IMPORTS {kind: r.kind, alias: r.alias, line: r.line}]->(t)",
-        to_files
-            .iter()
-            .map(|i| {
-                let ImportTarget::File(path) = &i.target else {
-                    unreachable!()
-                };
-                map(
-                    *i,
-                    vec![("file", file_id(&i.file)), ("target", file_id(path))],
-                )
-            })
-            .collect(),
-    );
+    // One statement per target label; the rows say which by their target.
+    let (mut to_modules, mut to_files) = (Vec::new(), Vec::new());
+    for i in &rows.imports {
+        let (list, target) = match &i.target {
+            ImportTarget::Module(name) => (&mut to_modules, module_id(name)),
+            ImportTarget::File(path) => (&mut to_files, file_id(path)),
+        };
+        list.push(map(i, vec![("file", file_id(&i.file)), ("target", target)]));
+    }
+    for (label, list) in [("Module", to_modules), ("File", to_files)] {
+        add(
+            "imports",
+            &format!(
+                "UNWIND $rows AS r MATCH (f:File {{id: r.file}}) MATCH (t:{label} {{id: r.target}}) \
+                 CREATE (f)-[:IMPORTS {{kind: r.kind, alias: r.alias, line: r.line}}]->(t)"
+            ),
+            list,
+        );
+    }
     for kind in ["CALLS", "INHERITS", "IMPLEMENTS"] {
         add(
             "code edges",
