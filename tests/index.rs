@@ -352,16 +352,10 @@ fn all_noted(repo: &TestRepo) -> bool {
 
 /// Runs git with the built binary's directory on PATH, as a user would have it.
 fn git_with_diffidx(repo: &TestRepo, args: &[&str]) -> std::process::Output {
-    let bin_dir = common::bin().parent().unwrap().to_owned();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     std::process::Command::new("git")
         .args(args)
         .current_dir(repo.path())
-        .env("PATH", path)
+        .env("PATH", common::path_with_bin())
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_AUTHOR_NAME", "Ada Lovelace")
         .env("GIT_AUTHOR_EMAIL", "ada@example.com")

@@ -489,16 +489,10 @@ fn hooks_push_in_the_background_with_settings_from_git_config() {
     repo.write("src/Late.cs", "class Late { void M() { } }\n");
     repo.git(&["add", "-A"]);
     // A commit as a user makes it: git-diffidx on PATH, the password in the environment.
-    let bin_dir = common::bin().parent().unwrap().to_owned();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     let out = Command::new("git")
         .args(["commit", "-qm", "late"])
         .current_dir(repo.path())
-        .env("PATH", path)
+        .env("PATH", common::path_with_bin())
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_AUTHOR_NAME", "A")
         .env("GIT_AUTHOR_EMAIL", "a@example.com")

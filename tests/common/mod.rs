@@ -13,11 +13,26 @@ pub struct TestRepo {
     commits: u32,
 }
 
+/// PATH with the binary under test first, so that hooks a test's git
+/// commands fire run this build, never an older `git-diffidx` installed on
+/// the machine.
+pub fn path_with_bin() -> String {
+    format!(
+        "{}:{}",
+        bin()
+            .parent()
+            .expect("the binary has a directory")
+            .display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
 /// Environment that makes git deterministic: fixed identities and dates, no
-/// user or system config.
+/// user or system config, and hooks that run the binary under test.
 fn git_env(cmd: &mut Command, tick: u32) {
     let date = format!("{} +0000", 1_700_000_000 + tick as u64 * 3600);
-    cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
+    cmd.env("PATH", path_with_bin())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_AUTHOR_NAME", "Ada Lovelace")
         .env("GIT_AUTHOR_EMAIL", "ada@example.com")
@@ -160,10 +175,6 @@ impl TestRepo {
                 cmd.env_remove(key);
             }
         }
-        let bin_dir = bin().parent().unwrap().to_path_buf();
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        let paths = std::iter::once(bin_dir).chain(std::env::split_paths(&path));
-        cmd.env("PATH", std::env::join_paths(paths).unwrap());
         cmd
     }
 
