@@ -323,3 +323,46 @@ fn the_server_answers_graph_and_impact_like_the_store() {
     // Sum, and Cart and Shop that contain it.
     assert_eq!(server.next_line(), "impact of 3 touched symbols: 2 reached");
 }
+
+#[test]
+fn the_server_answers_search_like_the_store() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/Cart.cs",
+        "namespace Shop { class Cart { /* tally the basket */ int Total() => Sum(); \
+         int Sum() => 1; int Gone() => 0; } }\n",
+    );
+    repo.commit("cart");
+    repo.write(
+        "src/Cart.cs",
+        "namespace Shop { class Cart { /* tally the basket */ int Total() => Sum(); \
+         int Sum() => 2; } }\n",
+    );
+    repo.commit("gone");
+    succeeded(&repo.diffidx(&["index"]));
+    let run = |args: &[&str], server: bool| -> String {
+        let env: &[(&str, &str)] = if server {
+            &[]
+        } else {
+            &[("DIFFIDX_SERVER", "off")]
+        };
+        let out = repo.diffidx_env(args, env);
+        succeeded(&out);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let by_name = ["search", "--all", "Gone", "--json"];
+    let by_text = ["search", "basket", "--json"];
+    let direct_name = run(&by_name, false);
+    let direct_text = run(&by_text, false);
+    assert!(direct_name.contains("\"deleted_in\""), "{direct_name}");
+    assert!(direct_text.contains("\"tier\": \"text\""), "{direct_text}");
+
+    let server = Server::start(&repo, "60");
+    assert_eq!(run(&by_name, true), direct_name);
+    assert!(
+        server.next_line().starts_with("search for \"Gone\": "),
+        "the server did not answer"
+    );
+    assert_eq!(run(&by_text, true), direct_text);
+    assert!(server.next_line().starts_with("search for \"basket\": "));
+}

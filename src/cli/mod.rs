@@ -15,6 +15,7 @@ mod pager;
 mod pr_comment;
 mod push;
 mod rebuild;
+mod search;
 mod serve;
 mod show;
 mod status;
@@ -62,6 +63,9 @@ enum Command {
     Index(index::IndexArgs),
     /// The history of a symbol, newest first, following moves.
     Log(log::LogArgs),
+    /// Find symbols by name (exact, suffix, parts, prefix, misspelled), then
+    /// by the words of their code; deleted ones with `--deleted`/`--all`.
+    Search(search::SearchArgs),
     /// The code graph around a symbol: callers, callees, imports, bases.
     Graph(graph::GraphArgs),
     /// What a change touched, and what calls, inherits or implements it.
@@ -105,6 +109,7 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(&ctx, args),
         Command::Index(args) => index::run(&ctx, args),
         Command::Log(args) => log::run(&ctx, args),
+        Command::Search(args) => search::run(&ctx, args),
         Command::Graph(args) => graph::run(&ctx, args),
         Command::Impact(args) => impact::run(&ctx, args),
         Command::Status(args) => status::run(&ctx, args),

@@ -14,6 +14,7 @@ use diffidx_core::SymbolQuery;
 
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
 use crate::protocol::{HistoryRequest, ImpactRequest, Request, Response};
+use crate::search::{SearchAnswer, SearchQuery};
 use crate::store::HistoryEntry;
 
 /// Unix socket paths are limited to about 100 bytes.
@@ -168,6 +169,18 @@ pub fn graph(socket: &Path, query: &GraphQuery) -> Option<GraphAnswer> {
         Ok(Response {
             ok: true,
             graph: Some(answer),
+            ..
+        }) => Some(*answer),
+        _ => None,
+    }
+}
+
+/// A search from a running server; `None` when there is no usable one.
+pub fn search(socket: &Path, query: &SearchQuery) -> Option<SearchAnswer> {
+    match call(socket, &Request::Search(query.clone()), QUERY_WAIT) {
+        Ok(Response {
+            ok: true,
+            search: Some(answer),
             ..
         }) => Some(*answer),
         _ => None,

@@ -27,6 +27,7 @@ pub mod index;
 pub mod open;
 pub mod protocol;
 pub mod query;
+pub mod search;
 pub mod server;
 pub mod settings;
 pub mod share;

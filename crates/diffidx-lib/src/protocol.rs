@@ -6,6 +6,7 @@ use diffidx_core::{SymbolDelta, SymbolQuery};
 use serde::{Deserialize, Serialize};
 
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
+use crate::search::{SearchAnswer, SearchQuery};
 use crate::store::HistoryEntry;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -20,6 +21,8 @@ pub enum Request {
     /// The blast radius of a change (`impact`); the client labels the
     /// change, the server walks the graph.
     Impact(ImpactRequest),
+    /// Symbols by name and by the words of their code (`search`).
+    Search(SearchQuery),
 }
 
 impl Request {
@@ -27,7 +30,7 @@ impl Request {
     pub fn reads_the_store(&self) -> bool {
         matches!(
             self,
-            Request::History(_) | Request::Graph(_) | Request::Impact(_)
+            Request::History(_) | Request::Graph(_) | Request::Impact(_) | Request::Search(_)
         )
     }
 }
@@ -87,6 +90,9 @@ pub struct Response {
     /// The answer to an `impact` request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impact: Option<Box<ImpactAnswer>>,
+    /// The answer to a `search` request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<Box<SearchAnswer>>,
 }
 
 impl Response {

@@ -12,6 +12,7 @@ use diffidx_core::{Status, SymbolDiffer, SymbolQuery};
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
 use crate::open::{self, OpenError};
 use crate::protocol::ImpactRequest;
+use crate::search::{SearchAnswer, SearchQuery};
 use crate::state::{StateDir, StateError, Wait, WriterLock};
 use crate::store::{HistoryEntry, StoreError};
 
@@ -187,6 +188,56 @@ pub fn impact(
             )
         },
     )
+}
+
+/// Symbols by name, then by the words of their code (`search`).
+///
+/// A text index that is missing, torn or behind the store is rebuilt here
+/// when no writer is busy (it is derived from the store and the files), and
+/// the answer says so when it cannot be: its hits are then by name only.
+pub fn search(
+    repo: &Repo,
+    query: &SearchQuery,
+    server: Option<&Path>,
+) -> Result<SearchAnswer, QueryError> {
+    let ask = |socket: &Path| crate::client::search(socket, query);
+    let direct = |reader: &crate::store::Reader<'_>| {
+        crate::search::Searcher::load(reader, &StateDir::of(repo))?.search(reader, query)
+    };
+    let answer = from_server_or_store(repo, server, ask, direct)?;
+    if answer.text_unavailable.is_none() || !repair_search_index(repo)? {
+        return Ok(answer);
+    }
+    from_server_or_store(repo, server, ask, direct)
+}
+
+/// Rebuilds the text index of search from the store, unless a writer is
+/// busy (it brings the index up to date itself). True when it did.
+fn repair_search_index(repo: &Repo) -> Result<bool, QueryError> {
+    let state = StateDir::of(repo);
+    let _lock = match WriterLock::acquire(&state, Wait::No, &mut |_| {}) {
+        Ok(lock) => lock,
+        Err(StateError::Busy { .. }) => return Ok(false),
+        Err(e) => return Err(e.into()),
+    };
+    let store = open::for_reading(repo, Duration::from_secs(10))?;
+    let mut differ = SymbolDiffer::new(repo, Default::default())?;
+    let fresh = Default::default();
+    match crate::search::update(
+        &store,
+        &state,
+        &mut differ,
+        None,
+        &Default::default(),
+        &fresh,
+    ) {
+        Ok(_) => Ok(true),
+        Err(crate::search::SearchError::Store(e)) => Err(e.into()),
+        Err(crate::search::SearchError::Core(e)) => Err(e.into()),
+        // An index that cannot be written (a full disk, permissions):
+        // names still answer.
+        Err(crate::search::SearchError::Text(_)) => Ok(false),
+    }
 }
 
 /// Keeps the entries whose commit is in `history`; returns them and how

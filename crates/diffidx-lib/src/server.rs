@@ -83,6 +83,7 @@ pub fn serve(
         // (tried on ticks) once the writer that asked for it is done.
         let mut last_query: Option<Request> = None;
         let mut ancestors = AncestorCache::default();
+        let mut searcher = SearchCache::default();
         while let Some(event) = clients.next().await {
             let pending = match event {
                 Event::Reopen => None,
@@ -121,7 +122,13 @@ pub fn serve(
             if pending.is_none() {
                 // Warm the statements the last query used.
                 if let Some(request) = &last_query {
-                    let _ = answer_open(repo, &reader, &mut ancestors, request.clone());
+                    let _ = answer_open(
+                        repo,
+                        &reader,
+                        &mut ancestors,
+                        &mut searcher,
+                        request.clone(),
+                    );
                 }
                 on_request("reopened the store after a writer");
             }
@@ -130,7 +137,13 @@ pub fn serve(
             let mut pending = pending;
             loop {
                 if let Some((stream, request)) = pending.take() {
-                    let response = answer_open(repo, &reader, &mut ancestors, request.clone());
+                    let response = answer_open(
+                        repo,
+                        &reader,
+                        &mut ancestors,
+                        &mut searcher,
+                        request.clone(),
+                    );
                     let failed = !response.ok;
                     reply(&stream, &request, response, &mut on_request);
                     last_query = Some(request);
@@ -269,6 +282,32 @@ impl AncestorCache {
     }
 }
 
+/// Both search tiers of the store state last asked about: reading every
+/// name costs tens of milliseconds, a search over them a few.
+#[derive(Default)]
+struct SearchCache {
+    searcher: Option<crate::search::Searcher>,
+}
+
+impl SearchCache {
+    fn of(
+        &mut self,
+        reader: &Reader<'_>,
+        state: &StateDir,
+    ) -> Result<&crate::search::Searcher, StoreError> {
+        let stamp = crate::search::Stamp::of(reader)?;
+        // A text index repaired since (by a client) is worth a reload.
+        let current = self
+            .searcher
+            .as_ref()
+            .is_some_and(|s| s.stamp == stamp && s.text_ready());
+        if !current {
+            self.searcher = Some(crate::search::Searcher::load(reader, state)?);
+        }
+        Ok(self.searcher.as_ref().expect("loaded above"))
+    }
+}
+
 fn read_history(
     reader: &Reader<'_>,
     query: &SymbolQuery,
@@ -307,6 +346,7 @@ fn answer_open(
     repo: &Repo,
     reader: &Reader<'_>,
     ancestors: &mut AncestorCache,
+    searcher: &mut SearchCache,
     request: Request,
 ) -> Response {
     match request {
@@ -340,6 +380,18 @@ fn answer_open(
             },
             Err(e) => Response::failure(e.to_string()),
         },
+        Request::Search(query) => {
+            let answer = searcher
+                .of(reader, &StateDir::of(repo))
+                .and_then(|s| s.search(reader, &query));
+            match answer {
+                Ok(answer) => Response {
+                    search: Some(Box::new(answer)),
+                    ..Response::success()
+                },
+                Err(e) => Response::failure(e.to_string()),
+            }
+        }
         Request::Ping | Request::Release => Response::failure("unexpected".into()),
     }
 }
@@ -362,6 +414,8 @@ fn reply(
         format!("{} symbols, {reached} reached", graph.symbols.len())
     } else if let Some(impact) = &response.impact {
         format!("{} reached", impact.reached.len())
+    } else if let Some(search) = &response.search {
+        format!("{} hits", search.hits.len())
     } else {
         format!("{} entries", response.entries.len())
     };
@@ -369,6 +423,7 @@ fn reply(
         Request::History(h) => format!("history of {}", h.query.name),
         Request::Graph(q) => format!("graph of {}", q.symbol.name),
         Request::Impact(i) => format!("impact of {} touched symbols", i.deltas.len()),
+        Request::Search(q) => format!("search for {:?}", q.query),
         Request::Ping | Request::Release => String::new(),
     };
     on_request(&format!("{asked}: {outcome}"));

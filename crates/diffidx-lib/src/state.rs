@@ -51,6 +51,11 @@ impl StateDir {
         self.dir.join("graph.kuzu")
     }
 
+    /// The search index (`crate::search`).
+    pub fn search(&self) -> PathBuf {
+        self.dir.join("search")
+    }
+
     /// The query server's Unix socket.
     pub fn socket(&self) -> PathBuf {
         self.dir.join("query.sock")

@@ -43,6 +43,10 @@ pub struct Def {
     /// An extension method of its first parameter's type (C# `this T x`).
     #[serde(rename = "x", default, skip_serializing_if = "std::ops::Not::not")]
     pub extension: bool,
+    /// Its words for text search (`lang::words`), as found by the parse
+    /// that made these facts; not kept with the graph.
+    #[serde(skip)]
+    pub words: String,
 }
 
 fn is_zero(n: &u8) -> bool {
@@ -64,6 +68,7 @@ impl Def {
                 content_hash: s.content_hash.to_hex(),
                 arity: 0,
                 extension: false,
+                words: String::new(),
             })
             .collect()
     }

@@ -15,6 +15,7 @@ mod csharp;
 pub mod preproc;
 pub mod refs;
 mod rust;
+pub mod words;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -460,7 +461,8 @@ fn extract_from_tree(
         name_too_long: false,
     };
     walker.walk(root);
-    let tokens = collect_tokens(table, tree, parse_text, &pre.hidden_tokens);
+    let mut comments = Vec::new();
+    let tokens = collect_tokens(table, tree, parse_text, &pre.hidden_tokens, &mut comments);
     let texts = if want == Want::Text {
         walker
             .raw
@@ -495,6 +497,18 @@ fn extract_from_tree(
         (refs::assign_owners(refs.refs, &ranges), imports)
     });
     let arities: Vec<(u8, bool)> = walker.raw.iter().map(|r| (r.arity, r.extension)).collect();
+    let words = if want == Want::Facts {
+        let spans: Vec<words::Span> = walker
+            .raw
+            .iter()
+            .map(|r| words::Span {
+                bytes: r.bytes.clone(),
+            })
+            .collect();
+        words::of_symbols(&spans, &tokens, &comments, parse_text)
+    } else {
+        Vec::new()
+    };
     let symbols = FileSymbols {
         symbols: finish(walker.raw, &tokens, source),
         has_parse_errors: root.has_error(),
@@ -506,6 +520,9 @@ fn extract_from_tree(
         for (def, (arity, extension)) in defs.iter_mut().zip(arities) {
             def.arity = arity;
             def.extension = extension;
+        }
+        for (def, words) in defs.iter_mut().zip(words) {
+            def.words = words;
         }
         crate::codegraph::FileFacts {
             defs,
@@ -951,6 +968,7 @@ fn collect_tokens(
     tree: &Tree,
     parse_text: &str,
     hidden: &[Range<usize>],
+    comments: &mut Vec<Range<usize>>,
 ) -> Vec<Range<usize>> {
     let mut tokens = Vec::new();
     let mut pos = 0;
@@ -978,7 +996,9 @@ fn collect_tokens(
             let range = node.byte_range();
             if range.start >= pos {
                 push_gap(pos, range.start, &mut tokens);
-                if !is_comment && range.end > range.start {
+                if is_comment {
+                    comments.push(range.clone());
+                } else if range.end > range.start {
                     tokens.push(range.clone());
                 }
                 pos = range.end;

@@ -45,11 +45,13 @@ pub enum GraphError {
 }
 
 /// Moves the graph to `commit` (normally `HEAD`). Does nothing when it is
-/// there already.
+/// there already. The facts of the files it parsed go to `fresh`, with
+/// their words (for the search index, which reads the same parse).
 pub fn update(
     store: &Store,
     differ: &mut SymbolDiffer<'_>,
     commit: diffidx_core::ObjectId,
+    fresh: &mut BTreeMap<String, Arc<FileFacts>>,
 ) -> Result<Option<GraphReport>, GraphError> {
     let repo: &Repo = differ.repo();
     let state = store.graph_state()?;
@@ -130,13 +132,9 @@ pub fn update(
             language: language.name().to_owned(),
             facts: json,
         });
-        new.insert(
-            side.path.clone(),
-            SourceFile {
-                language,
-                facts: Arc::new(facts),
-            },
-        );
+        let facts = Arc::new(facts);
+        fresh.insert(side.path.clone(), Arc::clone(&facts));
+        new.insert(side.path.clone(), SourceFile { language, facts });
         changed.insert(side.path.clone());
     }
     let rederived = if current {

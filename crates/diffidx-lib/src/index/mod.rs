@@ -11,6 +11,8 @@ mod walk;
 
 pub use gc::{gc, GcReport};
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use diffidx_core::git::notes::Notes;
 use diffidx_core::git::Repo;
 use diffidx_core::{CommitRecord, DiffOptions, SymbolDiffer};
@@ -34,6 +36,8 @@ pub enum IndexError {
     State(#[from] StateError),
     #[error("updating the code graph: {0}")]
     Graph(#[from] crate::codegraph::GraphError),
+    #[error("updating the search index: {0}")]
+    Search(#[from] crate::search::SearchError),
 }
 
 impl From<open::OpenError> for IndexError {
@@ -93,6 +97,10 @@ pub struct IndexReport {
     pub compacted: Option<Result<(u64, u64), String>>,
     /// The code graph moved to `HEAD`.
     pub graph: Option<crate::codegraph::GraphReport>,
+    /// The search index caught up with the store.
+    pub search: Option<crate::search::SearchReport>,
+    /// Paths of the deltas loaded (where search documents may change).
+    pub(crate) touched: BTreeSet<String>,
 }
 
 /// Progress callbacks for a terminal front end.
@@ -137,7 +145,7 @@ fn index_locked_with(
     let mut notes = repo.notes()?;
     import_remote_notes(repo, &mut notes, &mut report)?;
     let mut differ = SymbolDiffer::new(repo, options.diff.clone())?;
-    sync_from_notes(&mut notes, &mut differ, &mut report)?;
+    let before = sync_from_notes(&mut notes, &mut differ, &mut report)?;
 
     // Notes made elsewhere may cover parts of history only: then walk all of
     // it once instead of trusting that a noted commit's ancestors are noted.
@@ -162,7 +170,7 @@ fn index_locked_with(
         progress.advance(done + 1);
     }
     let store = flush(repo, &mut notes, &mut batch, &mut report)?;
-    report.graph = update_graph(&mut differ, store)?;
+    update_views(&mut differ, store, before, &mut report)?;
     if report.computed + report.imported >= PACK_AFTER {
         // Packed, the notes take a fraction of the room; a failure costs
         // only that room (git gc packs them later).
@@ -175,29 +183,41 @@ fn index_locked_with(
 }
 
 /// Moves the code graph to `HEAD` once `HEAD` is indexed (an unborn or
-/// unindexed `HEAD` leaves it where it is).
+/// unindexed `HEAD` leaves it where it is), then brings the search index
+/// to the store's state, reading the words of the files the graph parsed.
 ///
 /// `store` is the store the run has open, if any: opened and closed once,
-/// a large store costs less (closing checkpoints and seals it).
-fn update_graph(
+/// a large store costs less (closing checkpoints and seals it). `before`
+/// is the store's search stamp before the run loaded anything.
+fn update_views(
     differ: &mut SymbolDiffer<'_>,
     store: Option<store::Store>,
-) -> Result<Option<crate::codegraph::GraphReport>> {
+    before: Option<crate::search::Stamp>,
+    report: &mut IndexReport,
+) -> Result<()> {
     let repo = differ.repo();
-    if !crate::settings::code_graph_enabled(repo) {
-        return Ok(None);
-    }
-    let Ok(head) = repo.resolve_commit("HEAD") else {
-        return Ok(None);
-    };
+    let state = StateDir::of(repo);
     let store = match store {
         Some(store) => store,
-        None => open::for_writing(&StateDir::of(repo))?,
+        None => open::for_writing(&state)?,
     };
-    if !store.has_commit(&head.to_string())? {
-        return Ok(None);
+    let mut fresh = BTreeMap::new();
+    if crate::settings::code_graph_enabled(repo) {
+        if let Ok(head) = repo.resolve_commit("HEAD") {
+            if store.has_commit(&head.to_string())? {
+                report.graph = crate::codegraph::update(&store, differ, head, &mut fresh)?;
+            }
+        }
     }
-    Ok(crate::codegraph::update(&store, differ, head)?)
+    report.search = crate::search::update(
+        &store,
+        &state,
+        differ,
+        before.as_ref(),
+        &report.touched,
+        &fresh,
+    )?;
+    Ok(())
 }
 
 /// Copies into our notes the notes fetched from remotes
@@ -232,16 +252,23 @@ fn import_remote_notes(repo: &Repo, notes: &mut Notes<'_>, report: &mut IndexRep
 /// Loads into the store every noted commit it lacks. Notes are untrusted
 /// (they may come from a remote): a valid one is loaded as it is, an invalid
 /// one is reported and its commit recomputed, replacing the note.
+///
+/// Returns the store's search stamp before it loaded anything (`None` for
+/// a store that cannot say).
 fn sync_from_notes(
     notes: &mut Notes<'_>,
     differ: &mut SymbolDiffer<'_>,
     report: &mut IndexReport,
-) -> Result<()> {
+) -> Result<Option<crate::search::Stamp>> {
     let repo = differ.repo();
     let tip = notes.tip().map(|t| t.to_string());
     let store = open::for_writing(&StateDir::of(repo))?;
+    let before = store
+        .reader()
+        .and_then(|r| crate::search::Stamp::of(&r))
+        .ok();
     if tip.is_none() || store.loaded_notes_tip()? == tip {
-        return Ok(());
+        return Ok(before);
     }
     let have = store.commits()?;
     drop(store);
@@ -289,7 +316,7 @@ fn sync_from_notes(
     if store.loaded_notes_tip()? != tip {
         store.load(&[], tip.as_deref())?;
     }
-    Ok(())
+    Ok(before)
 }
 
 /// Writes the staged notes (one notes commit), then loads the batch into the
@@ -315,6 +342,12 @@ fn flush(
     let store = open::for_writing(&StateDir::of(repo))?;
     store.load(batch, tip.as_deref())?;
     report.loaded += batch.len();
+    for delta in batch.iter().flat_map(|r| &r.note.deltas) {
+        report.touched.insert(delta.path.clone());
+        if let Some(old) = &delta.old_path {
+            report.touched.insert(old.clone());
+        }
+    }
     batch.clear();
     Ok(Some(store))
 }
@@ -349,11 +382,12 @@ fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<I
         source,
     })?;
     store::remove_files(&state.store(), None);
+    let _ = std::fs::remove_dir_all(state.search());
     let mut report = IndexReport::default();
     let mut notes = repo.notes()?;
     let mut differ = SymbolDiffer::new(repo, diff.clone())?;
     sync_from_notes(&mut notes, &mut differ, &mut report)?;
-    report.graph = update_graph(&mut differ, None)?;
+    update_views(&mut differ, None, None, &mut report)?;
     if report.loaded >= PACK_AFTER {
         report.compacted = Some(compact(state));
     }

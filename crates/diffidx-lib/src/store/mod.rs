@@ -14,6 +14,7 @@ mod load;
 mod read;
 mod schema;
 pub mod seal;
+mod search;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,443 @@
+//! `search`: symbols by name first, by the words of their code second.
+//!
+//! The upper tier ([`names`]) compares the query with the name of every
+//! symbol the store holds, deleted ones included: people look for code by
+//! a name they half remember, and an exact rule beats a ranking model
+//! there. When it finds nothing strong, or when asked, the lower tier
+//! ([`text`]) ranks symbols by BM25 over their name parts, signature, and
+//! the identifiers, strings and comments of their code, which finds code
+//! by what it does ("retry backoff jitter").
+//!
+//! The text index is derived from the store and the files at the code
+//! graph's commit, and carries a stamp of the store state it was made from
+//! ([`Stamp`]). Index runs update it for the files they touched; anything
+//! else (a missing, torn or older index) is rebuilt, never served.
+
+pub mod names;
+pub mod parts;
+pub mod text;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use diffidx_core::codegraph::FileFacts;
+use diffidx_core::symbol::symbol_id;
+use diffidx_core::{Language, SymbolDiffer, SymbolKind};
+use serde::{Deserialize, Serialize};
+
+use crate::state::StateDir;
+use crate::store::{Reader, Store, StoreError};
+
+pub use names::NameIndex;
+pub use text::{TextDoc, TextIndex, TextIndexError, TextReader};
+
+/// Changes when what the text index holds changes meaning: an older index
+/// is rebuilt.
+pub const SEARCH_VERSION: &str = "1";
+
+/// The default number of results.
+pub const DEFAULT_LIMIT: usize = 20;
+
+/// Text-tier hits a query reads beyond its limit, for the filters.
+const TEXT_OVERFETCH: usize = 5;
+
+/// A symbol as search knows it (from the store).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolEntry {
+    pub id: String,
+    pub qualname: String,
+    pub name: String,
+    pub kind: String,
+    pub path: String,
+    pub language: String,
+    pub sig: String,
+    pub deleted: bool,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// Which symbols a search considers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Those that exist (at the latest indexed commit that has them).
+    #[default]
+    Live,
+    /// Those deleted.
+    Deleted,
+    All,
+}
+
+/// What `search` asks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchQuery {
+    pub query: String,
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// A path prefix (a directory) or a whole path.
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub lang: Option<String>,
+    #[serde(default)]
+    pub scope: Scope,
+    pub limit: usize,
+    /// Consult the text tier even when names match strongly.
+    #[serde(default)]
+    pub text: bool,
+}
+
+impl SearchQuery {
+    fn keeps(&self, e: &SymbolEntry) -> bool {
+        let scope = match self.scope {
+            Scope::Live => !e.deleted,
+            Scope::Deleted => e.deleted,
+            Scope::All => true,
+        };
+        scope
+            && self.kind.as_deref().is_none_or(|k| k == e.kind)
+            && self
+                .lang
+                .as_deref()
+                .is_none_or(|l| l.eq_ignore_ascii_case(&e.language))
+            && self.path.as_deref().is_none_or(|p| within(&e.path, p))
+    }
+}
+
+/// `path` is `prefix` or inside the directory `prefix`.
+fn within(path: &str, prefix: &str) -> bool {
+    let prefix = prefix.trim_end_matches('/');
+    prefix.is_empty()
+        || path == prefix
+        || (path.starts_with(prefix) && path.as_bytes().get(prefix.len()) == Some(&b'/'))
+}
+
+/// Which tier found a hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    Name,
+    Text,
+}
+
+/// The commit that deleted a symbol.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeletedIn {
+    pub commit: String,
+    pub date: String,
+}
+
+/// One result (the elements of `search --json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub qualname: String,
+    pub kind: String,
+    pub path: String,
+    pub language: String,
+    pub sig: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// `live` or `deleted`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted_in: Option<DeletedIn>,
+    /// 0 to 1: name rules score 0.45 to 1 by class, text hits at most 0.6.
+    pub score: f64,
+    pub tier: Tier,
+    pub id: String,
+}
+
+/// What a search answers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SearchAnswer {
+    pub hits: Vec<SearchHit>,
+    /// The text tier could not be used (why); the hits are by name only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_unavailable: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Text(#[from] TextIndexError),
+    #[error(transparent)]
+    Core(#[from] diffidx_core::Error),
+}
+
+/// The store state an index was made from: it changes whenever the store
+/// loads notes or moves the code graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp(pub String);
+
+impl Stamp {
+    pub fn of(reader: &Reader<'_>) -> Result<Stamp, StoreError> {
+        let meta = reader.search_meta()?;
+        let get = |key: &str| meta.get(key).map(String::as_str).unwrap_or("-");
+        Ok(Stamp(format!(
+            "search {SEARCH_VERSION} notes {} graph {} {}",
+            get("notes_tip"),
+            get("graph_commit"),
+            get("graph_version")
+        )))
+    }
+}
+
+/// Both tiers over one store state (a query server keeps one while the
+/// store does not change).
+pub struct Searcher {
+    pub stamp: Stamp,
+    names: NameIndex,
+    text: Result<TextReader, String>,
+}
+
+impl Searcher {
+    /// Reads every symbol's name, and opens the text index if it is of
+    /// this store state.
+    pub fn load(reader: &Reader<'_>, state: &StateDir) -> Result<Searcher, StoreError> {
+        let stamp = Stamp::of(reader)?;
+        let names = NameIndex::new(reader.search_entries()?);
+        let text = match TextIndex::open(&state.search()) {
+            None => Err("there is no search index yet; `git diffidx index` makes it".to_owned()),
+            Some(index) if index.stamp().as_deref() != Some(stamp.0.as_str()) => {
+                Err("the search index is behind the store; `git diffidx index` updates it".into())
+            }
+            Some(index) => index.reader().map_err(|e| e.to_string()),
+        };
+        Ok(Searcher { stamp, names, text })
+    }
+
+    /// The text tier is of this store state.
+    pub fn text_ready(&self) -> bool {
+        self.text.is_ok()
+    }
+
+    /// Answers `query`; `reader` says which commit deleted a deleted hit.
+    pub fn search(
+        &self,
+        reader: &Reader<'_>,
+        query: &SearchQuery,
+    ) -> Result<SearchAnswer, StoreError> {
+        let limit = query.limit.max(1);
+        let mut ranked: Vec<(usize, f64, Tier)> = self
+            .names
+            .find(&query.query, |e| query.keeps(e))
+            .into_iter()
+            .map(|(i, score)| (i, score, Tier::Name))
+            .collect();
+        let strong = ranked.first().is_some_and(|h| h.1 >= names::STRONG);
+        let mut answer = SearchAnswer::default();
+        if !strong || query.text {
+            match &self.text {
+                Ok(text) => {
+                    let by_id: HashMap<&str, usize> = self
+                        .names
+                        .entries()
+                        .iter()
+                        .enumerate()
+                        .map(|(i, e)| (e.id.as_str(), i))
+                        .collect();
+                    let found = text
+                        .search(&query.query, limit * TEXT_OVERFETCH)
+                        .map_err(|e| StoreError::Query {
+                            what: "search the text index",
+                            reason: e.to_string(),
+                        })?;
+                    let top = found.first().map_or(1.0, |h| h.1).max(f32::EPSILON);
+                    let named: BTreeSet<usize> = ranked.iter().map(|h| h.0).collect();
+                    for (id, score) in found {
+                        let Some(&i) = by_id.get(id.as_str()) else {
+                            continue;
+                        };
+                        if named.contains(&i) || !query.keeps(&self.names.entries()[i]) {
+                            continue;
+                        }
+                        ranked.push((i, 0.6 * f64::from(score / top), Tier::Text));
+                    }
+                }
+                Err(why) => answer.text_unavailable = Some(why.clone()),
+            }
+        }
+        let entries = self.names.entries();
+        ranked.sort_by(|a, b| {
+            let (x, y) = (&entries[a.0], &entries[b.0]);
+            b.1.total_cmp(&a.1)
+                .then(x.deleted.cmp(&y.deleted))
+                .then(x.qualname.cmp(&y.qualname))
+                .then(x.path.cmp(&y.path))
+        });
+        ranked.truncate(limit);
+        let deleted: Vec<String> = ranked
+            .iter()
+            .map(|h| &self.names.entries()[h.0])
+            .filter(|e| e.deleted)
+            .map(|e| e.id.clone())
+            .collect();
+        let deleted_in = reader.deleted_in(&deleted)?;
+        answer.hits = ranked
+            .into_iter()
+            .map(|(i, score, tier)| {
+                let e = &self.names.entries()[i];
+                SearchHit {
+                    qualname: e.qualname.clone(),
+                    kind: e.kind.clone(),
+                    path: e.path.clone(),
+                    language: e.language.clone(),
+                    sig: e.sig.clone(),
+                    start_line: e.start_line,
+                    end_line: e.end_line,
+                    status: if e.deleted { "deleted" } else { "live" }.to_owned(),
+                    deleted_in: deleted_in.get(&e.id).cloned(),
+                    score: (score * 1000.0).round() / 1000.0,
+                    tier,
+                    id: e.id.clone(),
+                }
+            })
+            .collect();
+        Ok(answer)
+    }
+}
+
+/// What an update of the text index did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchReport {
+    /// Rebuilt whole (no index, a torn or older one).
+    pub full: bool,
+    /// Files whose documents were written, and documents written.
+    pub files: usize,
+    pub docs: usize,
+    /// Files parsed for their words (beyond those the graph parsed).
+    pub parsed: usize,
+}
+
+/// Brings the text index to the store's current state.
+///
+/// `before` is the store's stamp before this run loaded anything; an index
+/// of that stamp is updated for `touched` (the paths of the run's deltas
+/// and of the files the graph re-read), any other is rebuilt. `fresh` holds
+/// the facts (with words) of files the run parsed at the graph's commit.
+pub fn update(
+    store: &Store,
+    state: &StateDir,
+    differ: &mut SymbolDiffer<'_>,
+    before: Option<&Stamp>,
+    touched: &BTreeSet<String>,
+    fresh: &BTreeMap<String, Arc<FileFacts>>,
+) -> Result<Option<SearchReport>, SearchError> {
+    let reader = store.reader()?;
+    let stamp = Stamp::of(&reader)?;
+    let path = state.search();
+    let existing = TextIndex::open(&path);
+    let existing_stamp = existing.as_ref().and_then(TextIndex::stamp);
+    if existing_stamp.as_deref() == Some(stamp.0.as_str()) {
+        return Ok(None);
+    }
+    let incremental =
+        existing.is_some() && before.is_some_and(|b| existing_stamp == Some(b.0.clone()));
+    let (index, entries, paths) = if incremental {
+        let paths: Vec<String> = touched
+            .iter()
+            .chain(fresh.keys())
+            .cloned()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let entries = reader.search_entries_at(&paths)?;
+        (existing.expect("checked above"), entries, Some(paths))
+    } else {
+        (TextIndex::create(&path)?, reader.search_entries()?, None)
+    };
+    let graph_commit = reader.graph_commit()?;
+    drop(reader);
+    let mut report = SearchReport {
+        full: !incremental,
+        ..SearchReport::default()
+    };
+    let words = words_of_live_files(
+        differ,
+        graph_commit.as_deref(),
+        &entries,
+        fresh,
+        &mut report,
+    )?;
+    let docs: Vec<TextDoc> = entries
+        .iter()
+        .map(|e| TextDoc {
+            id: e.id.clone(),
+            path: e.path.clone(),
+            names: text::indexed_text(&e.qualname),
+            sig: text::indexed_text(&e.sig),
+            words: words
+                .get(&e.id)
+                .map(|w| text::indexed_text(w))
+                .unwrap_or_default(),
+        })
+        .collect();
+    report.docs = docs.len();
+    report.files = entries
+        .iter()
+        .map(|e| &e.path)
+        .collect::<BTreeSet<_>>()
+        .len();
+    index.write(paths.as_deref(), &docs, &stamp.0)?;
+    Ok(Some(report))
+}
+
+/// The words of each live symbol of `entries`, by id: from `fresh` where the
+/// run parsed the file, else from the file at the graph's commit.
+fn words_of_live_files(
+    differ: &mut SymbolDiffer<'_>,
+    graph_commit: Option<&str>,
+    entries: &[SymbolEntry],
+    fresh: &BTreeMap<String, Arc<FileFacts>>,
+    report: &mut SearchReport,
+) -> Result<HashMap<String, String>, SearchError> {
+    let live: BTreeSet<&str> = entries
+        .iter()
+        .filter(|e| !e.deleted)
+        .map(|e| e.path.as_str())
+        .collect();
+    let mut words = HashMap::new();
+    let mut add = |path: &str, facts: &FileFacts| {
+        for def in &facts.defs {
+            if !def.words.is_empty() {
+                words.insert(
+                    symbol_id(path, def.kind, &def.qualname, &def.sig),
+                    def.words.clone(),
+                );
+            }
+        }
+    };
+    let mut unread: Vec<&str> = Vec::new();
+    for path in live {
+        match fresh.get(path) {
+            Some(facts) => add(path, facts),
+            None => unread.push(path),
+        }
+    }
+    let commit = graph_commit.and_then(|c| diffidx_core::ObjectId::from_hex(c.as_bytes()).ok());
+    if let (Some(commit), false) = (commit, unread.is_empty()) {
+        let repo = differ.repo();
+        let blobs: BTreeMap<String, diffidx_core::ObjectId> = repo
+            .tree_files(commit)?
+            .into_iter()
+            .map(|f| (f.path, f.blob))
+            .collect();
+        for path in unread {
+            let (Some(blob), Some(_)) = (blobs.get(path), Language::from_path(path)) else {
+                continue;
+            };
+            if let Some(facts) = differ.file_facts(*blob, path)? {
+                report.parsed += 1;
+                add(path, &facts);
+            }
+        }
+    }
+    Ok(words)
+}
+
+/// The kind names `--kind` accepts.
+pub fn kinds() -> Vec<&'static str> {
+    SymbolKind::ALL.iter().map(|k| k.as_str()).collect()
+}

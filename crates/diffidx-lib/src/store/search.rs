@@ -1,0 +1,92 @@
+//! What `search` reads from the store: every symbol's name, the meta
+//! values its index is stamped with, and the commits that deleted symbols.
+
+use std::collections::HashMap;
+
+use kuzu::Value;
+
+use super::kuzu::{as_string, as_u32, string_list};
+use super::{Reader, Result};
+use crate::search::{DeletedIn, SymbolEntry};
+
+const ENTRY_COLUMNS: &str = "s.id, s.qualname, s.name, s.kind, s.path, s.language, s.sig, \
+     s.deleted, s.start_line, s.end_line";
+
+fn entry(r: &[Value]) -> Option<SymbolEntry> {
+    let text = |i: usize| as_string(&r[i]).unwrap_or_default();
+    Some(SymbolEntry {
+        id: as_string(&r[0])?,
+        qualname: text(1),
+        name: text(2),
+        kind: text(3),
+        path: text(4),
+        language: text(5),
+        sig: text(6),
+        deleted: matches!(r[7], Value::Bool(true)),
+        start_line: as_u32(&r[8]),
+        end_line: as_u32(&r[9]),
+    })
+}
+
+impl Reader<'_> {
+    /// Every symbol the store holds, deleted ones included.
+    pub fn search_entries(&self) -> Result<Vec<SymbolEntry>> {
+        let rows = self.run(
+            &format!("MATCH (s:Symbol) RETURN {ENTRY_COLUMNS}"),
+            "list symbols",
+            Vec::new(),
+        )?;
+        Ok(rows.iter().filter_map(|r| entry(r)).collect())
+    }
+
+    /// The symbols of these files.
+    pub fn search_entries_at(&self, paths: &[String]) -> Result<Vec<SymbolEntry>> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self.run(
+            &format!("MATCH (s:Symbol) WHERE s.path IN $paths RETURN {ENTRY_COLUMNS}"),
+            "list symbols of files",
+            vec![("paths", string_list(paths))],
+        )?;
+        Ok(rows.iter().filter_map(|r| entry(r)).collect())
+    }
+
+    /// The meta values that say which store state a search index is of.
+    pub fn search_meta(&self) -> Result<HashMap<String, String>> {
+        let rows = self.run(
+            "MATCH (m:Meta) WHERE m.key IN ['notes_tip', 'graph_commit', 'graph_version'] \
+             RETURN m.key, m.value",
+            "read meta",
+            Vec::new(),
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?)))
+            .collect())
+    }
+
+    /// The commit (the latest, for a symbol deleted more than once) that
+    /// deleted each of these symbols.
+    pub fn deleted_in(&self, ids: &[String]) -> Result<HashMap<String, DeletedIn>> {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let rows = self.run(
+            "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) \
+             WHERE s.id IN $ids AND e.status = 'DELETED' \
+             RETURN s.id, c.sha, c.date ORDER BY c.time, c.seq",
+            "find deleting commits",
+            vec![("ids", string_list(ids))],
+        )?;
+        let mut found = HashMap::new();
+        for r in &rows {
+            if let (Some(id), Some(commit), Some(date)) =
+                (as_string(&r[0]), as_string(&r[1]), as_string(&r[2]))
+            {
+                found.insert(id, DeletedIn { commit, date });
+            }
+        }
+        Ok(found)
+    }
+}

@@ -1,0 +1,150 @@
+//! `git diffidx search QUERY [--kind K] [--path P] [--lang L] [--deleted | --all] [--text] [--limit N] [--json]`
+
+use clap::Args;
+use diffidx_core::symbol::display_name;
+use diffidx_core::{Language, SymbolKind};
+use diffidx_lib::search::{Scope, SearchQuery, Tier, DEFAULT_LIMIT};
+
+use super::pager::print_paged;
+use super::util::{terminal_safe, Context, UsageError};
+
+#[derive(Args)]
+pub struct SearchArgs {
+    /// A name or part of one (`UserStore.GetUser`, `get user by id`,
+    /// `GetUsrById`), or words from the code (`retry backoff`).
+    #[arg(value_name = "QUERY")]
+    pub query: String,
+
+    /// Only symbols of this kind.
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+
+    /// Only symbols in this file or directory.
+    #[arg(long, value_name = "PATH")]
+    pub path: Option<String>,
+
+    /// Only symbols of this language (`csharp`, `rust`, or an extension).
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<String>,
+
+    /// Only deleted symbols (each with the commit that deleted it).
+    #[arg(long, conflicts_with = "all")]
+    pub deleted: bool,
+
+    /// Live and deleted symbols.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Also rank by the words of the code (BM25), even when names match.
+    #[arg(long)]
+    pub text: bool,
+
+    /// At most this many results.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT)]
+    pub limit: usize,
+
+    /// Print JSON: an array of results, best first (docs/search.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<()> {
+    let query = search_query(args)?;
+    let repo = ctx.open_repo()?;
+    // The query server answers faster; this binary is what it runs.
+    let program = std::env::current_exe().ok();
+    let answer = diffidx_lib::query::search(&repo, &query, program.as_deref())?;
+    if let Some(why) = &answer.text_unavailable {
+        eprintln!(
+            "{}",
+            ctx.style().warn(&format!(
+                "note: names only, the text tier is unavailable: {why}"
+            ))
+        );
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&answer.hits)?);
+        return Ok(());
+    }
+    if answer.hits.is_empty() {
+        eprintln!("no symbol matches '{}'", terminal_safe(&args.query));
+        return Ok(());
+    }
+    let style = ctx.style();
+    let mut out = String::new();
+    for hit in &answer.hits {
+        let status = match &hit.deleted_in {
+            Some(d) => format!(
+                "  deleted in {} ({})",
+                &d.commit[..d.commit.len().min(12)],
+                d.date.get(..10).unwrap_or(&d.date)
+            ),
+            None if hit.status == "deleted" => "  deleted".to_owned(),
+            None => String::new(),
+        };
+        let tier = match hit.tier {
+            Tier::Name => "name",
+            Tier::Text => "text",
+        };
+        out.push_str(&format!(
+            "{:.2} {}  {}  {}  {}:{}-{}{}\n",
+            hit.score,
+            style.dim(tier),
+            style.bold(&terminal_safe(&display_name(&hit.qualname, &hit.sig))),
+            hit.kind,
+            terminal_safe(&hit.path),
+            hit.start_line,
+            hit.end_line,
+            style.warn(&status),
+        ));
+    }
+    print_paged(ctx, Some(&repo), &out)
+}
+
+fn search_query(args: &SearchArgs) -> Result<SearchQuery, UsageError> {
+    if args.query.trim().is_empty() {
+        return Err(UsageError("give something to search for".into()));
+    }
+    if args.limit == 0 {
+        return Err(UsageError("--limit must be at least 1".into()));
+    }
+    if let Some(kind) = &args.kind {
+        if SymbolKind::parse(kind).is_none() {
+            let kinds: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+            return Err(UsageError(format!(
+                "unknown kind {kind:?}; the kinds are {}",
+                kinds.join(", ")
+            )));
+        }
+    }
+    let lang = match &args.lang {
+        None => None,
+        Some(name) => Some(
+            Language::from_name(name)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = Language::all().map(|l| l.name()).collect();
+                    UsageError(format!(
+                        "unknown language {name:?}; the languages are {}",
+                        names.join(", ")
+                    ))
+                })?
+                .name()
+                .to_owned(),
+        ),
+    };
+    Ok(SearchQuery {
+        query: args.query.clone(),
+        kind: args.kind.clone(),
+        path: args.path.clone(),
+        lang,
+        scope: if args.all {
+            Scope::All
+        } else if args.deleted {
+            Scope::Deleted
+        } else {
+            Scope::Live
+        },
+        limit: args.limit,
+        text: args.text,
+    })
+}

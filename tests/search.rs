@@ -1,0 +1,302 @@
+//! `search` on real repositories built in temp dirs: both tiers, deleted
+//! symbols, filters, the text index kept by index runs equal to a rebuilt
+//! one, and a torn or damaged text index rebuilt rather than served.
+
+mod common;
+
+use common::{succeeded, TestRepo};
+use serde_json::Value;
+
+const STORE: &str = r#"namespace Acme.Users
+{
+    public class UserStore
+    {
+        public User GetUserById(int id) { return Find(id); }
+        public User GetUser(string name) { return null; }
+        User Find(int id) { return null; }
+    }
+}
+"#;
+
+const RETRY: &str = r#"namespace Acme.Net
+{
+    public class Client
+    {
+        /// <summary>Waits with exponential backoff and jitter between attempts.</summary>
+        public void Send()
+        {
+            var delay = Pause(3);
+        }
+
+        int Pause(int attempt) { return attempt * 2; }
+    }
+}
+"#;
+
+const READER: &str = "pub mod store {\n    pub fn open_reader(path: &str) -> u32 {\n        \
+    // refuses a torn checkpoint\n        path.len() as u32\n    }\n}\n";
+
+fn repo_with_code() -> TestRepo {
+    let mut repo = TestRepo::new();
+    repo.write("src/UserStore.cs", STORE);
+    repo.write("src/Client.cs", RETRY);
+    repo.write("src/store.rs", READER);
+    repo.commit("code");
+    succeeded(&repo.diffidx(&["index"]));
+    repo
+}
+
+fn search(repo: &TestRepo, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["search", "--json"];
+    all.extend_from_slice(args);
+    let out = repo.diffidx_env(&all, &[("DIFFIDX_SERVER", "off")]);
+    succeeded(&out);
+    assert!(
+        out.stderr.is_empty(),
+        "search warned: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    hits.as_array().unwrap().clone()
+}
+
+fn first(repo: &TestRepo, args: &[&str]) -> Value {
+    search(repo, args)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("nothing found for {args:?}"))
+}
+
+#[test]
+fn names_are_found_exactly_by_suffix_parts_prefix_and_misspelled() {
+    let repo = repo_with_code();
+    let hit = first(&repo, &["Acme.Users.UserStore.GetUserById"]);
+    assert_eq!(hit["qualname"], "Acme.Users.UserStore.GetUserById");
+    assert_eq!(hit["score"], 1.0);
+    assert_eq!(hit["tier"], "name");
+    assert_eq!(hit["kind"], "method");
+    assert_eq!(hit["path"], "src/UserStore.cs");
+    assert_eq!(hit["start_line"], 5);
+    assert_eq!(hit["status"], "live");
+    assert_eq!(hit["language"], "csharp");
+    for query in [
+        "UserStore.GetUserById",
+        "get user by id",
+        "get_user_by_id",
+        "GetUsrById",
+    ] {
+        assert_eq!(
+            first(&repo, &[query])["qualname"],
+            "Acme.Users.UserStore.GetUserById",
+            "{query}"
+        );
+    }
+    // A prefix finds the shorter name first; a Rust path reads with `.` too.
+    let found: Vec<Value> = search(&repo, &["GetUs"])
+        .into_iter()
+        .map(|h| h["qualname"].clone())
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "Acme.Users.UserStore.GetUser",
+            "Acme.Users.UserStore.GetUserById"
+        ]
+    );
+    assert_eq!(
+        first(&repo, &["store.open_reader"])["qualname"],
+        "store::open_reader"
+    );
+    assert_eq!(
+        first(&repo, &["open read"])["qualname"],
+        "store::open_reader"
+    );
+}
+
+#[test]
+fn words_of_code_and_comments_find_what_names_do_not() {
+    let repo = repo_with_code();
+    // From the doc comment.
+    let hit = first(&repo, &["backoff jitter"]);
+    assert_eq!(hit["qualname"], "Acme.Net.Client.Send");
+    assert_eq!(hit["tier"], "text");
+    // From a comment inside a Rust function.
+    assert_eq!(
+        first(&repo, &["torn checkpoint"])["qualname"],
+        "store::open_reader"
+    );
+    // From a call in the body: Send calls Pause, so both say "pause".
+    let pause: Vec<Value> = search(&repo, &["--text", "Pause"])
+        .into_iter()
+        .map(|h| h["qualname"].clone())
+        .collect();
+    assert_eq!(pause[0], "Acme.Net.Client.Pause");
+    assert!(
+        pause.contains(&Value::from("Acme.Net.Client.Send")),
+        "{pause:?}"
+    );
+    // Nothing anywhere says this.
+    assert!(search(&repo, &["zeppelin"]).is_empty());
+}
+
+#[test]
+fn filters_narrow_by_kind_path_and_language() {
+    let repo = repo_with_code();
+    let kinds: Vec<Value> = search(&repo, &["--kind", "class", "User"])
+        .into_iter()
+        .map(|h| h["kind"].clone())
+        .collect();
+    assert!(
+        !kinds.is_empty() && kinds.iter().all(|k| k == "class"),
+        "{kinds:?}"
+    );
+    assert!(search(&repo, &["--lang", "rust", "GetUserById"]).is_empty());
+    assert_eq!(
+        first(&repo, &["--lang", "rs", "open_reader"])["qualname"],
+        "store::open_reader"
+    );
+    assert!(search(&repo, &["--path", "src/Client.cs", "GetUserById"]).is_empty());
+    assert_eq!(search(&repo, &["--path", "src/", "GetUserById"]).len(), 1);
+    assert!(search(&repo, &["--path", "sr", "GetUserById"]).is_empty());
+
+    for (args, says) in [
+        (vec!["search", "--kind", "widget", "X"], "unknown kind"),
+        (vec!["search", "--lang", "cobol", "X"], "unknown language"),
+        (vec!["search", "--limit", "0", "X"], "--limit"),
+        (vec!["search", "  "], "search for"),
+    ] {
+        let out = repo.diffidx(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(says),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn deleted_symbols_are_found_with_the_commit_that_deleted_them() {
+    let mut repo = repo_with_code();
+    repo.write(
+        "src/UserStore.cs",
+        STORE.replace(
+            "        public User GetUser(string name) { return null; }\n",
+            "",
+        ),
+    );
+    let deleting = repo.commit("drop GetUser");
+    succeeded(&repo.diffidx(&["index"]));
+    let live = search(&repo, &["GetUser"]);
+    assert!(
+        live.iter()
+            .all(|h| h["qualname"] != "Acme.Users.UserStore.GetUser"),
+        "{live:?}"
+    );
+    let deleted = search(&repo, &["--deleted", "GetUser"]);
+    assert_eq!(deleted.len(), 1, "{deleted:?}");
+    assert_eq!(deleted[0]["qualname"], "Acme.Users.UserStore.GetUser");
+    assert_eq!(deleted[0]["status"], "deleted");
+    assert_eq!(deleted[0]["deleted_in"]["commit"], deleting.as_str());
+    let all = search(&repo, &["--all", "GetUser"]);
+    assert_eq!(all.len(), 2, "{all:?}");
+    // The human form says the same.
+    let out = repo.diffidx(&["search", "--deleted", "GetUser"]);
+    succeeded(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("deleted in {}", &deleting[..12])),
+        "{text}"
+    );
+}
+
+/// What a few searches find, for comparing two states of the index: the
+/// name tier's hits in order, the text tier's as a set (BM25 statistics
+/// count replaced documents until segments merge, so text scores and the
+/// order of near ties may differ slightly).
+fn answers(repo: &TestRepo) -> Vec<(Vec<Value>, Vec<String>)> {
+    ["Acme", "user", "zebra quasar", "backoff", "reader", "Pause"]
+        .iter()
+        .map(|q| {
+            let hits = search(repo, &["--all", "--text", q]);
+            let named = hits
+                .iter()
+                .filter(|h| h["tier"] == "name")
+                .cloned()
+                .collect();
+            let mut texts: Vec<String> = hits
+                .iter()
+                .filter(|h| h["tier"] == "text")
+                .map(|h| format!("{} {} {}", h["qualname"], h["path"], h["status"]))
+                .collect();
+            texts.sort();
+            (named, texts)
+        })
+        .collect()
+}
+
+#[test]
+fn index_runs_keep_the_text_index_equal_to_a_rebuilt_one() {
+    let mut repo = repo_with_code();
+    repo.write(
+        "src/Client.cs",
+        RETRY.replace("var delay = Pause(3);", "var delay = Pause(3); Zebra();"),
+    );
+    repo.write("src/Zoo.cs", "class Zoo { void Quasar() { } }\n");
+    repo.commit("zebra");
+    succeeded(&repo.diffidx(&["index"]));
+    assert_eq!(first(&repo, &["zebra"])["qualname"], "Acme.Net.Client.Send");
+    assert_eq!(first(&repo, &["quasar"])["qualname"], "Zoo.Quasar");
+    repo.remove("src/store.rs");
+    repo.git(&["mv", "src/Zoo.cs", "src/Zoo2.cs"]);
+    repo.commit("move and delete");
+    succeeded(&repo.diffidx(&["index"]));
+    assert_eq!(first(&repo, &["quasar"])["path"], "src/Zoo2.cs");
+    assert!(search(&repo, &["torn checkpoint"]).is_empty());
+    let updated = answers(&repo);
+    succeeded(&repo.diffidx(&["rebuild"]));
+    assert_eq!(answers(&repo), updated);
+}
+
+#[test]
+fn a_torn_or_damaged_text_index_is_rebuilt_not_served() {
+    let mut repo = repo_with_code();
+    // Killed between writing the documents and committing them. Only the
+    // text tier knows the word: the search must rebuild it to answer.
+    repo.write("src/Zoo.cs", "class Zoo { void Feed() { /* nebula */ } }\n");
+    repo.commit("zoo");
+    let out = repo.diffidx_env(&["index"], &[("DIFFIDX_FAULT", "search-uncommitted")]);
+    assert!(!out.status.success());
+    assert_eq!(first(&repo, &["nebula"])["qualname"], "Zoo.Feed");
+
+    // Damaged files: every file of the index overwritten.
+    let dir = repo.path().join(".git/diffidx/search");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::write(&path, b"not tantivy").unwrap();
+        }
+    }
+    assert_eq!(first(&repo, &["nebula"])["qualname"], "Zoo.Feed");
+    assert_eq!(
+        first(&repo, &["backoff jitter"])["qualname"],
+        "Acme.Net.Client.Send"
+    );
+
+    // Gone altogether (a store from before search): made again.
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        first(&repo, &["backoff jitter"])["qualname"],
+        "Acme.Net.Client.Send"
+    );
+}
+
+#[test]
+fn search_without_an_index_says_what_to_run() {
+    let mut repo = TestRepo::new();
+    repo.write("a.rs", "fn a() {}\n");
+    repo.commit("a");
+    let out = repo.diffidx(&["search", "a"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("git diffidx init"));
+}
