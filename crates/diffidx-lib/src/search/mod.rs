@@ -22,10 +22,11 @@ use std::sync::Arc;
 
 use diffidx_core::codegraph::FileFacts;
 use diffidx_core::symbol::symbol_id;
-use diffidx_core::{Language, SymbolDiffer, SymbolKind};
+use diffidx_core::{Language, SymbolDiffer};
 use serde::{Deserialize, Serialize};
 
 use crate::state::StateDir;
+pub use crate::store::{DeletedIn, SymbolEntry};
 use crate::store::{Reader, Store, StoreError};
 
 pub use names::NameIndex;
@@ -40,21 +41,6 @@ pub const DEFAULT_LIMIT: usize = 20;
 
 /// Text-tier hits a query reads beyond its limit, for the filters.
 const TEXT_OVERFETCH: usize = 5;
-
-/// A symbol as search knows it (from the store).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SymbolEntry {
-    pub id: String,
-    pub qualname: String,
-    pub name: String,
-    pub kind: String,
-    pub path: String,
-    pub language: String,
-    pub sig: String,
-    pub deleted: bool,
-    pub start_line: u32,
-    pub end_line: u32,
-}
 
 /// Which symbols a search considers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -118,13 +104,6 @@ fn within(path: &str, prefix: &str) -> bool {
 pub enum Tier {
     Name,
     Text,
-}
-
-/// The commit that deleted a symbol.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DeletedIn {
-    pub commit: String,
-    pub date: String,
 }
 
 /// One result (the elements of `search --json`).
@@ -435,9 +414,4 @@ fn words_of_live_files(
         }
     }
     Ok(words)
-}
-
-/// The kind names `--kind` accepts.
-pub fn kinds() -> Vec<&'static str> {
-    SymbolKind::ALL.iter().map(|k| k.as_str()).collect()
 }

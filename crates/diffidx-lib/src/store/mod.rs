@@ -24,6 +24,7 @@ use ::kuzu::{Connection, Database, SystemConfig};
 
 pub use read::{Counts, HistoryEntry, NamesNear, Reader, StoreContents};
 pub use schema::SCHEMA_VERSION;
+pub use search::{DeletedIn, SymbolEntry};
 
 use self::kuzu::{as_string, execute, prepare, query, run, string};
 

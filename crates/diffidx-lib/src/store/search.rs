@@ -4,10 +4,32 @@
 use std::collections::HashMap;
 
 use kuzu::Value;
+use serde::{Deserialize, Serialize};
 
 use super::kuzu::{as_string, as_u32, string_list};
 use super::{Reader, Result};
-use crate::search::{DeletedIn, SymbolEntry};
+
+/// A symbol as search knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolEntry {
+    pub id: String,
+    pub qualname: String,
+    pub name: String,
+    pub kind: String,
+    pub path: String,
+    pub language: String,
+    pub sig: String,
+    pub deleted: bool,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// The commit that deleted a symbol.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeletedIn {
+    pub commit: String,
+    pub date: String,
+}
 
 const ENTRY_COLUMNS: &str = "s.id, s.qualname, s.name, s.kind, s.path, s.language, s.sig, \
      s.deleted, s.start_line, s.end_line";

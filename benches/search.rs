@@ -1,0 +1,412 @@
+//! Figures for the README's search rows: `cargo bench --bench search`.
+//!
+//! On a real repository (`BENCH_SEARCH_REPO`, a path to a clone; default:
+//! a generated history of 12,000 symbols, which gives the speed figures
+//! only):
+//!
+//! 1. Build: the clone indexed whole (`index --all`) with the search index
+//!    and without it (its time is the difference), and the index's size.
+//! 2. Latency: `git diffidx search` as a whole process through the query
+//!    server, p50/p95, for name queries (own names of random symbols, some
+//!    misspelled) and word queries (commit subjects).
+//! 3. Quality: for each of the last `BENCH_SEARCH_COMMITS` (default 300)
+//!    commits that modified a member (method, function, property, ...), the
+//!    commit's subject as the query: is a symbol it modified among the first
+//!    5 and 10 results (Acc@5, Acc@10)? Against a plain BM25 over the same
+//!    symbols and the same words (one field, tantivy's default tokenizer,
+//!    no name tier) as the baseline to beat.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use diffidx_lib::search::{Scope, SearchQuery, Searcher};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_git-diffidx")
+}
+
+fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .env_remove("NEO4J_URI")
+        .env_remove("NEO4J_PASSWORD")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    run(dir, "git", args, &[])
+}
+
+fn timed(f: impl FnOnce()) -> Duration {
+    let start = Instant::now();
+    f();
+    start.elapsed()
+}
+
+fn percentile(times: &mut [Duration], p: f64) -> f64 {
+    times.sort();
+    let i = ((times.len() as f64 - 1.0) * p).round() as usize;
+    times[i].as_secs_f64() * 1000.0
+}
+
+fn dir_size(path: &Path) -> u64 {
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| match e.metadata() {
+                    Ok(m) if m.is_dir() => dir_size(&e.path()),
+                    Ok(m) => m.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// A history whose tree holds `files` C# files of 30 members each.
+fn generated(dir: &Path, files: usize) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.name", "Bench"]);
+    git(dir, &["config", "user.email", "bench@example.com"]);
+    let words = [
+        "retry", "backoff", "cache", "token", "payment", "invoice", "user", "session", "queue",
+        "batch", "limit", "timeout", "parse", "render", "schema", "index",
+    ];
+    for round in 0..4 {
+        for f in (round..files).step_by(4) {
+            let mut s = format!(
+                "namespace Gen.Area{}\n{{\n    public class Service{f}\n    {{\n",
+                f % 20
+            );
+            for m in 0..30 {
+                let (a, b) = (
+                    words[(f + m) % words.len()],
+                    words[(f * 7 + m) % words.len()],
+                );
+                s.push_str(&format!(
+                    "        /// Handles the {a} of each {b}.\n        public int Handle{a}{b}{m}(int x) {{ return x + {round}; }}\n"
+                ));
+            }
+            s.push_str("    }\n}\n");
+            std::fs::write(dir.join(format!("Service{f}.cs")), s).unwrap();
+        }
+        git(dir, &["add", "-A"]);
+        git(
+            dir,
+            &[
+                "commit",
+                "-qm",
+                &format!("round {round}: handle more requests"),
+            ],
+        );
+    }
+}
+
+fn main() {
+    let source = std::env::var("BENCH_SEARCH_REPO").ok();
+    let commits: usize = std::env::var("BENCH_SEARCH_COMMITS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
+    let tmp = tempfile::tempdir().unwrap();
+    let repo_dir = tmp.path().join("repo");
+    match &source {
+        Some(path) => {
+            git(
+                tmp.path(),
+                &["clone", "-q", path, repo_dir.to_str().unwrap()],
+            );
+            let head = git(&repo_dir, &["rev-parse", "HEAD"]);
+            println!("repository: {path} at {}", &head[..12]);
+        }
+        None => {
+            std::fs::create_dir_all(&repo_dir).unwrap();
+            generated(&repo_dir, 400);
+            println!("repository: generated, 400 C# files of 30 members, 4 commits");
+        }
+    }
+    let dir = repo_dir.as_path();
+
+    // 1. Build.
+    let with = timed(|| {
+        run(dir, bin(), &["index", "--all", "-q"], &[]);
+    });
+    let search_dir = dir.join(".git/diffidx/search");
+    let size = dir_size(&search_dir);
+    let stats = run(dir, bin(), &["status", "--json"], &[]);
+    let stats: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    let rebuild = timed(|| {
+        run(dir, bin(), &["rebuild"], &[]);
+    });
+    println!(
+        "index --all: {:.1} s for {} commits, {} symbols; rebuild (store, graph and search index from the notes): {:.1} s",
+        with.as_secs_f64(),
+        stats["indexed_commits"],
+        stats["symbols"],
+        rebuild.as_secs_f64()
+    );
+    println!("search index on disk: {:.1} MiB", size as f64 / 1048576.0);
+
+    // The symbols and the history, from the store.
+    let git_repo = diffidx_core::git::Repo::discover(dir).unwrap();
+    let store = diffidx_lib::open::for_reading(&git_repo, Duration::from_secs(10)).unwrap();
+    let reader = store.reader().unwrap();
+    let state = diffidx_lib::state::StateDir::of(&git_repo);
+    let load = Instant::now();
+    let searcher = Searcher::load(&reader, &state).unwrap();
+    println!(
+        "both tiers loaded in process: {:.1} ms",
+        load.elapsed().as_secs_f64() * 1000.0
+    );
+    assert!(
+        searcher.text_ready(),
+        "the text index is not of the store's state"
+    );
+    let entries = reader.search_entries().unwrap();
+    let contents = store.contents().unwrap();
+
+    // 2. Latency through the server (the first search starts it).
+    let mut rng = 0x2545F4914F6CDD1Du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let names: Vec<String> = (0..100)
+        .map(|i| {
+            let e = &entries[next() as usize % entries.len()];
+            let mut name = e.name.clone();
+            if i % 4 == 0 && name.len() > 5 {
+                name.remove(name.len() / 2); // misspelled
+            }
+            name
+        })
+        .collect();
+    let subjects: Vec<String> = git(dir, &["log", "-100", "--format=%s"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    run(dir, bin(), &["search", "warm up"], &[]);
+    std::thread::sleep(Duration::from_millis(300));
+    for (label, queries) in [("names", &names), ("subjects", &subjects)] {
+        let mut times: Vec<Duration> = queries
+            .iter()
+            .map(|q| {
+                timed(|| {
+                    run(dir, bin(), &["search", "--json", q], &[]);
+                })
+            })
+            .collect();
+        println!(
+            "search through the server, {label} ({} queries): p50 {:.1} ms, p95 {:.1} ms",
+            times.len(),
+            percentile(&mut times, 0.5),
+            percentile(&mut times, 0.95)
+        );
+    }
+    let mut direct: Vec<Duration> = names
+        .iter()
+        .take(30)
+        .map(|q| {
+            timed(|| {
+                run(
+                    dir,
+                    bin(),
+                    &["search", "--json", q],
+                    &[("DIFFIDX_SERVER", "off")],
+                );
+            })
+        })
+        .collect();
+    println!(
+        "search without the server (opens the store, reads every name): p50 {:.1} ms",
+        percentile(&mut direct, 0.5)
+    );
+
+    // 3. Quality.
+    if source.is_none() {
+        println!("retrieval quality: set BENCH_SEARCH_REPO to a real repository");
+        return;
+    }
+    let by_id: HashMap<&str, &diffidx_lib::search::SymbolEntry> =
+        entries.iter().map(|e| (e.id.as_str(), e)).collect();
+    let members: HashSet<&str> = [
+        "method",
+        "constructor",
+        "property",
+        "function",
+        "operator",
+        "indexer",
+        "event",
+        "field",
+        "const",
+        "static",
+        "macro",
+        "destructor",
+        "delegate",
+    ]
+    .into_iter()
+    .collect();
+    let baseline = Baseline::new(&git_repo, &entries);
+    let log = git(dir, &["log", "--first-parent", "--format=%H%x09%s"]);
+    let (mut asked, mut ours, mut plain) = (0usize, [0usize; 2], [0usize; 2]);
+    for line in log.lines() {
+        if asked >= commits {
+            break;
+        }
+        let Some((sha, subject)) = line.split_once('\t') else {
+            continue;
+        };
+        let Some(changes) = contents.changes.get(sha) else {
+            continue;
+        };
+        let modified: BTreeSet<&str> = changes
+            .iter()
+            .filter(|c| c.1 == "MODIFIED")
+            .map(|c| c.0.as_str())
+            .filter(|id| {
+                by_id
+                    .get(id)
+                    .is_some_and(|e| members.contains(e.kind.as_str()))
+            })
+            .collect();
+        if modified.is_empty() || subject.trim().is_empty() {
+            continue;
+        }
+        asked += 1;
+        let query = SearchQuery {
+            query: subject.to_owned(),
+            kind: None,
+            path: None,
+            lang: None,
+            scope: Scope::All,
+            limit: 10,
+            text: false,
+        };
+        let hits: Vec<String> = searcher
+            .search(&reader, &query)
+            .unwrap()
+            .hits
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        let plain_hits = baseline.search(subject, 10);
+        for (counts, ids) in [(&mut ours, &hits), (&mut plain, &plain_hits)] {
+            let rank = ids.iter().position(|id| modified.contains(id.as_str()));
+            if rank.is_some_and(|r| r < 5) {
+                counts[0] += 1;
+            }
+            if rank.is_some_and(|r| r < 10) {
+                counts[1] += 1;
+            }
+        }
+    }
+    let pct = |n: usize| 100.0 * n as f64 / asked.max(1) as f64;
+    println!(
+        "retrieval, commit subject -> a member it modified, {asked} commits: \
+         diffidx Acc@5 {:.1}% Acc@10 {:.1}%; plain BM25 Acc@5 {:.1}% Acc@10 {:.1}%",
+        pct(ours[0]),
+        pct(ours[1]),
+        pct(plain[0]),
+        pct(plain[1])
+    );
+}
+
+/// Plain BM25: one field of qualname, signature and words as written,
+/// tantivy's default tokenizer, no name tier.
+struct Baseline {
+    reader: tantivy::IndexReader,
+    field: tantivy::schema::Field,
+    id: tantivy::schema::Field,
+    index: tantivy::Index,
+}
+
+impl Baseline {
+    fn new(
+        repo: &diffidx_core::git::Repo,
+        entries: &[diffidx_lib::search::SymbolEntry],
+    ) -> Baseline {
+        use tantivy::schema::{Schema, STORED, STRING, TEXT};
+        // The same words the search index reads: the files at HEAD.
+        let head = repo.resolve_commit("HEAD").unwrap();
+        let mut differ = diffidx_core::SymbolDiffer::new(repo, Default::default()).unwrap();
+        let mut words: HashMap<String, String> = HashMap::new();
+        for file in repo.tree_files(head).unwrap() {
+            if let Ok(Some(facts)) = differ.file_facts(file.blob, &file.path) {
+                for d in &facts.defs {
+                    let id =
+                        diffidx_core::symbol::symbol_id(&file.path, d.kind, &d.qualname, &d.sig);
+                    words.insert(id, d.words.clone());
+                }
+            }
+        }
+        let mut builder = Schema::builder();
+        let id = builder.add_text_field("id", STRING | STORED);
+        let field = builder.add_text_field("all", TEXT);
+        let index = tantivy::Index::create_in_ram(builder.build());
+        let mut writer: tantivy::IndexWriter = index.writer(50_000_000).unwrap();
+        for e in entries {
+            let text = format!(
+                "{} {} {}",
+                e.qualname,
+                e.sig,
+                words.get(&e.id).map(String::as_str).unwrap_or("")
+            );
+            writer
+                .add_document(tantivy::doc!(id => e.id.clone(), field => text))
+                .unwrap();
+        }
+        writer.commit().unwrap();
+        let reader = index.reader().unwrap();
+        Baseline {
+            reader,
+            field,
+            id,
+            index,
+        }
+    }
+
+    fn search(&self, text: &str, limit: usize) -> Vec<String> {
+        use tantivy::schema::Value;
+        use tantivy::tokenizer::TokenStream;
+        let mut tokenizer = self.index.tokenizer_for_field(self.field).unwrap();
+        let mut stream = tokenizer.token_stream(text);
+        let mut clauses: Vec<(tantivy::query::Occur, Box<dyn tantivy::query::Query>)> = Vec::new();
+        while stream.advance() {
+            let term = tantivy::Term::from_field_text(self.field, &stream.token().text);
+            clauses.push((
+                tantivy::query::Occur::Should,
+                Box::new(tantivy::query::TermQuery::new(
+                    term,
+                    tantivy::schema::IndexRecordOption::WithFreqs,
+                )),
+            ));
+        }
+        let searcher = self.reader.searcher();
+        let query = tantivy::query::BooleanQuery::new(clauses);
+        searcher
+            .search(&query, &tantivy::collector::TopDocs::with_limit(limit))
+            .unwrap()
+            .into_iter()
+            .filter_map(|(_, address)| {
+                let doc: tantivy::TantivyDocument = searcher.doc(address).ok()?;
+                doc.get_first(self.id)
+                    .and_then(|v| v.as_str())
+                    .map(str::to_owned)
+            })
+            .collect()
+    }
+}
