@@ -27,15 +27,20 @@ fn repo_with_history() -> TestRepo {
     repo
 }
 
-fn log_json(repo: &TestRepo, server: bool) -> String {
+/// What `args` print, through the query server or (`server` false) not.
+fn answer(repo: &TestRepo, args: &[&str], server: bool) -> String {
     let env: &[(&str, &str)] = if server {
         &[]
     } else {
         &[("DIFFIDX_SERVER", "off")]
     };
-    let out = repo.diffidx_env(&["log", "--symbol", "Cart.Total", "--json"], env);
+    let out = repo.diffidx_env(args, env);
     succeeded(&out);
     String::from_utf8(out.stdout).unwrap()
+}
+
+fn log_json(repo: &TestRepo, server: bool) -> String {
+    answer(repo, &["log", "--symbol", "Cart.Total", "--json"], server)
 }
 
 /// A `serve` process and the lines it prints, one per request.
@@ -295,16 +300,7 @@ fn the_server_answers_graph_and_impact_like_the_store() {
     );
     repo.commit("sum");
     succeeded(&repo.diffidx(&["index"]));
-    let run = |args: &[&str], server: bool| -> String {
-        let env: &[(&str, &str)] = if server {
-            &[]
-        } else {
-            &[("DIFFIDX_SERVER", "off")]
-        };
-        let out = repo.diffidx_env(args, env);
-        succeeded(&out);
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let run = |args: &[&str], server: bool| answer(&repo, args, server);
     let graph = ["graph", "Cart.Total", "--json"];
     let impact = ["impact", "HEAD", "--json"];
     let direct_graph = run(&graph, false);
@@ -340,16 +336,7 @@ fn the_server_answers_search_like_the_store() {
     );
     repo.commit("gone");
     succeeded(&repo.diffidx(&["index"]));
-    let run = |args: &[&str], server: bool| -> String {
-        let env: &[(&str, &str)] = if server {
-            &[]
-        } else {
-            &[("DIFFIDX_SERVER", "off")]
-        };
-        let out = repo.diffidx_env(args, env);
-        succeeded(&out);
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let run = |args: &[&str], server: bool| answer(&repo, args, server);
     let by_name = ["search", "--all", "Gone", "--json"];
     let by_text = ["search", "basket", "--json"];
     let direct_name = run(&by_name, false);

@@ -235,37 +235,34 @@ impl TextReader {
     }
 }
 
-/// The terms of a query: the parts of each word and, for a word of
-/// several parts, the word squashed (`getUserById` is also `getuserbyid`),
-/// each once.
-pub fn query_terms(query: &str) -> Vec<String> {
-    let mut terms: Vec<String> = Vec::new();
-    for word in query.split_whitespace() {
-        let split = parts::split(word);
-        if split.len() > 1 {
-            terms.push(parts::squashed(word));
-        }
-        terms.extend(split);
-    }
-    let mut seen = std::collections::HashSet::new();
-    terms.retain(|t| t.len() > 1 && seen.insert(t.clone()));
-    terms
+/// The terms of one word: its parts and, for a word of several parts, the
+/// word squashed (`getUserById` is also `getuserbyid`), so that both
+/// spellings match. Documents and queries read words alike.
+fn word_terms(word: &str) -> Vec<String> {
+    let split = parts::split(word);
+    let whole = (split.len() > 1).then(|| parts::squashed(word));
+    whole.into_iter().chain(split).collect()
 }
 
-/// Text as the index stores it: each word's parts and, for a word of
-/// several parts, the word squashed, so that both spellings match.
+/// The terms of a query, each once.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    query
+        .split_whitespace()
+        .flat_map(word_terms)
+        .filter(|t| t.len() > 1 && seen.insert(t.clone()))
+        .collect()
+}
+
+/// Text as the index stores it: the terms of each word.
 pub fn indexed_text(text: &str) -> String {
     let mut out = String::new();
-    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        let split = parts::split(word);
-        if split.len() > 1 {
-            out.push_str(&parts::squashed(word));
-            out.push(' ');
-        }
-        for part in split {
-            out.push_str(&part);
-            out.push(' ');
-        }
+    for term in text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .flat_map(word_terms)
+    {
+        out.push_str(&term);
+        out.push(' ');
     }
     out
 }
