@@ -3,11 +3,12 @@
 use clap::Args;
 use diffidx_core::codegraph::Resolution;
 use diffidx_core::symbol::display_name;
-use diffidx_lib::codegraph::{GraphQuery, Reached};
+use diffidx_lib::api::GraphParams;
+use diffidx_lib::codegraph::Reached;
 use diffidx_lib::store::codegraph::TreeSymbolRow;
 
 use super::pager::print_paged;
-use super::util::{symbol_query, terminal_safe, Context, UsageError};
+use super::util::{terminal_safe, Context};
 
 #[derive(Args)]
 pub struct GraphArgs {
@@ -55,45 +56,34 @@ pub struct GraphArgs {
 }
 
 pub fn parse_resolution(text: &str) -> Result<Resolution, String> {
-    Resolution::parse(text).ok_or_else(|| {
-        let all: Vec<&str> = Resolution::ALL.iter().map(|r| r.as_str()).collect();
-        format!(
-            "unknown resolution {text:?}; the levels are {}",
-            all.join(", ")
-        )
-    })
+    diffidx_lib::api::params::parse_resolution(text).map_err(|e| e.message)
 }
 
 pub fn run(ctx: &Context, args: &GraphArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let symbol = symbol_query(&args.symbol, args.kind.as_deref(), args.path.as_deref())?;
-    if args.depth == 0 {
-        return Err(UsageError("--depth must be at least 1".into()).into());
+    let mut direction = Vec::new();
+    for (asked, name) in [
+        (args.callers, "callers"),
+        (args.callees, "callees"),
+        (args.imports, "imports"),
+        (args.inherits, "inherits"),
+    ] {
+        if asked {
+            direction.push(name.to_owned());
+        }
     }
-    // No direction asked: both call directions.
-    let none = !(args.callers || args.callees || args.imports || args.inherits);
-    let query = GraphQuery {
-        symbol,
-        callers: args.callers || none,
-        callees: args.callees || none,
-        imports: args.imports,
-        inherits: args.inherits,
-        depth: args.depth,
-        min_resolution: args.min_resolution,
+    let params = GraphParams {
+        symbol: args.symbol.clone(),
+        direction,
+        depth: Some(args.depth),
+        min_resolution: Some(args.min_resolution.as_str().to_owned()),
+        kind: args.kind.clone(),
+        path: args.path.clone(),
     };
+    let query = params.to_query()?;
     // The query server answers faster; this binary is what it runs.
     let program = std::env::current_exe().ok();
-    let answer = diffidx_lib::query::code_graph(&repo, &query, program.as_deref())?;
-    let Some(commit) = answer.commit.clone() else {
-        anyhow::bail!("there is no code graph yet; run `git diffidx index` to build it");
-    };
-    if answer.symbols.is_empty() {
-        anyhow::bail!(
-            "no symbol in the code graph (at {}) matches '{}'",
-            &commit[..12],
-            terminal_safe(&args.symbol)
-        );
-    }
+    let answer = diffidx_lib::api::graph(&repo, &params, program.as_deref())?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
         return Ok(());

@@ -2,10 +2,8 @@
 
 use clap::Args;
 use diffidx_core::codegraph::Resolution;
-use diffidx_core::git::Target;
 use diffidx_core::symbol::display_name;
-use diffidx_core::SymbolDiffer;
-use diffidx_lib::protocol::ImpactRequest;
+use diffidx_lib::api::ImpactParams;
 
 use super::graph::{parse_resolution, reached_line};
 use super::pager::print_paged;
@@ -35,34 +33,20 @@ pub struct ImpactArgs {
 
 pub fn run(ctx: &Context, args: &ImpactArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let mut differ = SymbolDiffer::new(&repo, args.limits.options(&repo))?;
-    let (deltas, heading) = match repo.resolve_target(&args.rev)? {
-        Target::Commit(id) => {
-            let commit = repo.commit(id)?;
-            let note = differ.commit_note(&commit)?;
-            (
-                note.deltas,
-                format!("commit {}  {}", &id.to_string()[..12], commit.subject),
-            )
-        }
-        Target::Range { base, head } => {
-            let (b, h) = (repo.commit(base)?, repo.commit(head)?);
-            let diff = differ.diff_trees(Some(b.tree), h.tree)?;
-            let heading = format!("{}..{}", &base.to_string()[..12], &head.to_string()[..12]);
-            (diff.deltas, heading)
-        }
-    };
-    let request = ImpactRequest {
-        deltas,
-        depth: args.depth.max(1),
-        min_resolution: args.min_resolution,
+    let params = ImpactParams {
+        rev: Some(args.rev.clone()),
+        depth: Some(args.depth),
+        min_resolution: Some(args.min_resolution.as_str().to_owned()),
     };
     // The query server answers faster; this binary is what it runs.
     let program = std::env::current_exe().ok();
-    let answer = diffidx_lib::query::impact(&repo, &request, program.as_deref())?;
-    let Some(commit) = answer.commit.clone() else {
-        anyhow::bail!("there is no code graph yet; run `git diffidx index` to build it");
-    };
+    let (answer, heading) = diffidx_lib::api::impact(
+        &repo,
+        &params,
+        args.limits.options(&repo),
+        program.as_deref(),
+    )?;
+    let commit = answer.commit.clone().unwrap_or_default();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
         return Ok(());

@@ -152,31 +152,12 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
         );
     }
     let entries = history.entries;
-    let date = |flag: &str, text: &Option<String>| -> Result<Option<i64>, UsageError> {
-        text.as_deref()
-            .map(|t| {
-                diffidx_core::git::parse_date(t).ok_or_else(|| {
-                    UsageError(format!(
-                        "{flag} {t:?} is not a date (try 2024-01-31, 2024-01-31T12:00:00Z, \
-                         \"2 weeks ago\" or @1700000000)"
-                    ))
-                })
-            })
-            .transpose()
-    };
-    let (since, until) = (date("--since", &args.since)?, date("--until", &args.until)?);
-    let author = args.author.as_deref().map(str::to_lowercase);
-    let entries: Vec<HistoryEntry> = entries
-        .into_iter()
-        .filter(|e| {
-            let time = diffidx_core::git::parse_date(&e.date);
-            since.is_none_or(|s| time.is_some_and(|t| t >= s))
-                && until.is_none_or(|u| time.is_some_and(|t| t <= u))
-                && author
-                    .as_deref()
-                    .is_none_or(|a| e.author.to_lowercase().contains(a))
-        })
-        .collect();
+    let entries = diffidx_lib::api::filter_history(
+        entries,
+        args.since.as_deref(),
+        args.until.as_deref(),
+        args.author.as_deref(),
+    )?;
     if args.json {
         let json = serde_json::to_string(&entries).context("cannot serialize the history")?;
         return print(&format!("{json}\n"));

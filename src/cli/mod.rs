@@ -1,6 +1,7 @@
 //! The command line: global flags and the subcommands, one file each with
 //! its own flags; what they share is in `util`.
 
+mod context;
 mod fsck;
 mod gc;
 mod generate;
@@ -11,6 +12,7 @@ mod impact;
 mod index;
 mod init;
 mod log;
+mod mcp;
 mod pager;
 mod pr_comment;
 mod push;
@@ -68,6 +70,9 @@ enum Command {
     Search(search::SearchArgs),
     /// The code graph around a symbol: callers, callees, imports, bases.
     Graph(graph::GraphArgs),
+    /// What changed in a service (named in the service map) during an
+    /// incident window: ranked symbol-level records, deletions first.
+    Context(context::ContextArgs),
     /// What a change touched, and what calls, inherits or implements it.
     Impact(impact::ImpactArgs),
     /// Indexed commits, backlog, store size, hooks.
@@ -90,9 +95,13 @@ enum Command {
     Hooks(hooks::HooksArgs),
     /// Write the manual pages or shell completions (scripts/install does).
     Generate(generate::GenerateArgs),
-    /// Keep the store open and answer `log` queries fast (started by `log`
-    /// in the background; exits when idle).
+    /// Keep the store open and answer queries fast (started by queries in
+    /// the background; exits when idle); JSON-RPC 2.0 on its socket and,
+    /// with --http, over HTTP.
     Serve(serve::ServeArgs),
+    /// Serve the query commands as Model Context Protocol tools over stdio
+    /// (for code agents).
+    Mcp(mcp::McpArgs),
     /// What the hooks run (in the background); not for direct use.
     #[command(hide = true)]
     HookRun(hook_run::HookRunArgs),
@@ -111,6 +120,7 @@ pub fn main() -> ExitCode {
         Command::Log(args) => log::run(&ctx, args),
         Command::Search(args) => search::run(&ctx, args),
         Command::Graph(args) => graph::run(&ctx, args),
+        Command::Context(args) => context::run(&ctx, args),
         Command::Impact(args) => impact::run(&ctx, args),
         Command::Status(args) => status::run(&ctx, args),
         Command::Rebuild(args) => rebuild::run(&ctx, args),
@@ -121,6 +131,7 @@ pub fn main() -> ExitCode {
         Command::PrComment(args) => pr_comment::run(&ctx, args),
         Command::Hooks(args) => hooks::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),
+        Command::Mcp(args) => mcp::run(&ctx, args),
         Command::Generate(args) => generate::run(args),
         Command::HookRun(args) => hook_run::run(&ctx, args),
     };

@@ -2,11 +2,10 @@
 
 use clap::Args;
 use diffidx_core::symbol::display_name;
-use diffidx_core::{Language, SymbolKind};
-use diffidx_lib::search::{Scope, SearchQuery, Tier, DEFAULT_LIMIT};
+use diffidx_lib::search::{SearchQuery, Tier, DEFAULT_LIMIT};
 
 use super::pager::print_paged;
-use super::util::{terminal_safe, Context, UsageError};
+use super::util::{terminal_safe, Context};
 
 #[derive(Args)]
 pub struct SearchArgs {
@@ -101,50 +100,16 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<()> {
     print_paged(ctx, Some(&repo), &out)
 }
 
-fn search_query(args: &SearchArgs) -> Result<SearchQuery, UsageError> {
-    if args.query.trim().is_empty() {
-        return Err(UsageError("give something to search for".into()));
-    }
-    if args.limit == 0 {
-        return Err(UsageError("--limit must be at least 1".into()));
-    }
-    if let Some(kind) = &args.kind {
-        if SymbolKind::parse(kind).is_none() {
-            let kinds: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
-            return Err(UsageError(format!(
-                "unknown kind {kind:?}; the kinds are {}",
-                kinds.join(", ")
-            )));
-        }
-    }
-    let lang = match &args.lang {
-        None => None,
-        Some(name) => Some(
-            Language::from_name(name)
-                .ok_or_else(|| {
-                    let names: Vec<&str> = Language::all().map(|l| l.name()).collect();
-                    UsageError(format!(
-                        "unknown language {name:?}; the languages are {}",
-                        names.join(", ")
-                    ))
-                })?
-                .name()
-                .to_owned(),
-        ),
-    };
-    Ok(SearchQuery {
+fn search_query(args: &SearchArgs) -> Result<SearchQuery, diffidx_lib::api::ApiError> {
+    diffidx_lib::api::SearchParams {
         query: args.query.clone(),
         kind: args.kind.clone(),
         path: args.path.clone(),
-        lang,
-        scope: if args.all {
-            Scope::All
-        } else if args.deleted {
-            Scope::Deleted
-        } else {
-            Scope::Live
-        },
-        limit: args.limit,
+        lang: args.lang.clone(),
+        deleted: args.deleted,
+        all: args.all,
         text: args.text,
-    })
+        limit: Some(args.limit),
+    }
+    .to_query()
 }

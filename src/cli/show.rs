@@ -56,28 +56,7 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<()> {
             format!("patch {source} against {}", short(&base.to_string())),
         )
     } else {
-        match repo.resolve_target(&args.rev)? {
-            Target::Commit(id) => {
-                let commit = repo.commit(id)?;
-                let note = differ.commit_note(&commit)?;
-                let heading = format!("commit {}  {}", short(&id.to_string()), commit.subject);
-                (note, heading)
-            }
-            Target::Range { base, head } => {
-                let (b, h) = (repo.commit(base)?, repo.commit(head)?);
-                let diff = differ.diff_trees(Some(b.tree), h.tree)?;
-                let note = NoteDocument {
-                    v: NOTE_VERSION,
-                    commit: Some(head.to_string()),
-                    parent: Some(base.to_string()),
-                    tool: tool_name(),
-                    deltas: diff.deltas,
-                    diagnostics: diff.diagnostics,
-                };
-                let heading = format!("{}..{}", short(&base.to_string()), short(&head.to_string()));
-                (note, heading)
-            }
-        }
+        diffidx_lib::api::note(&repo, &args.rev, args.limits.options(&repo))?
     };
     if args.json {
         return print(&note.to_json());

@@ -1,9 +1,6 @@
 //! `git diffidx status [--json]`
 
-use std::time::Duration;
-
 use clap::Args;
-use diffidx_lib::state::StateDir;
 
 use super::util::{print, Context};
 
@@ -14,70 +11,9 @@ pub struct StatusArgs {
     pub json: bool,
 }
 
-#[derive(serde::Serialize)]
-struct Status {
-    indexed_commits: u64,
-    /// Where the indexed history begins: the oldest indexed commit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    oldest_indexed: Option<OldestIndexed>,
-    notes: usize,
-    unindexed_commits: usize,
-    /// True when the count stopped at its limit (of commits looked at).
-    unindexed_more: bool,
-    symbols: u64,
-    changes: u64,
-    store_bytes: u64,
-    store: String,
-    hooks_installed: Vec<String>,
-    /// A `serve` process is answering `log` queries for this repository.
-    query_server: bool,
-    last_error: Option<String>,
-    /// Noted commits not pushed to the configured Neo4j yet (absent without credentials).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    neo4j_backlog: Option<diffidx_lib::sync::Backlog>,
-}
-
-#[derive(serde::Serialize)]
-struct OldestIndexed {
-    commit: String,
-    date: String,
-}
-
-const COUNT_LIMIT: usize = 100_000;
-
 pub fn run(ctx: &Context, args: &StatusArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let state = StateDir::of(&repo);
-    let path = state.store();
-    let (counts, oldest) = if path.exists() {
-        let store = diffidx_lib::open::for_reading(&repo, Duration::from_secs(10))?;
-        (Some(store.counts()?), store.oldest_commit()?)
-    } else {
-        (None, None)
-    };
-    let (unindexed, complete) = diffidx_lib::index::unindexed_count(&repo, COUNT_LIMIT)?;
-    let status = Status {
-        indexed_commits: counts.map_or(0, |c| c.commits),
-        oldest_indexed: oldest.map(|(commit, date)| OldestIndexed { commit, date }),
-        notes: repo.notes()?.list()?.len(),
-        unindexed_commits: unindexed,
-        unindexed_more: !complete,
-        symbols: counts.map_or(0, |c| c.symbols),
-        changes: counts.map_or(0, |c| c.changes),
-        store_bytes: diffidx_lib::store::disk_size(&path),
-        store: path
-            .canonicalize()
-            .unwrap_or(path.clone())
-            .display()
-            .to_string(),
-        hooks_installed: diffidx_lib::hooks::installed(&repo),
-        query_server: diffidx_lib::client::is_running(&state.socket()),
-        last_error: state.last_error(),
-        neo4j_backlog: match diffidx_lib::sync::Neo4jConfig::from_env(&repo)? {
-            Some(config) => Some(diffidx_lib::sync::backlog(&repo, &config)?),
-            None => None,
-        },
-    };
+    let status = diffidx_lib::api::status::status(&repo)?;
     if args.json {
         return print(&format!("{}\n", serde_json::to_string(&status)?));
     }

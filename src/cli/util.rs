@@ -152,6 +152,12 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
             2
         }
         _ if err.downcast_ref::<UsageError>().is_some() => 2,
+        _ if err
+            .downcast_ref::<diffidx_lib::api::ApiError>()
+            .is_some_and(|e| e.kind == diffidx_lib::api::ErrorKind::Usage) =>
+        {
+            2
+        }
         _ if matches!(
             err.downcast_ref::<diffidx_github::GithubError>(),
             Some(
@@ -477,29 +483,11 @@ pub fn push_summary(
 }
 
 /// The symbols a user names: NAME (with an optional `(sig)`), narrowed by
-/// `--kind` and `--path` (`log`, `graph`).
+/// `--kind` and `--path` (`log`).
 pub fn symbol_query(
     name: &str,
     kind: Option<&str>,
     path: Option<&str>,
-) -> Result<diffidx_core::SymbolQuery, UsageError> {
-    use diffidx_core::{SymbolKind, SymbolQuery};
-    let mut query = SymbolQuery::parse(name);
-    if query.own_name().trim().is_empty() {
-        return Err(UsageError(format!(
-            "{name:?} names no symbol; give a name such as `Foo.Bar`, `Foo::bar` or `Bar`"
-        )));
-    }
-    query.kind = match kind {
-        None => None,
-        Some(kind) => Some(SymbolKind::parse(kind).ok_or_else(|| {
-            let kinds: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
-            UsageError(format!(
-                "unknown kind {kind:?}; the kinds are {}",
-                kinds.join(", ")
-            ))
-        })?),
-    };
-    query.path = path.map(str::to_owned);
-    Ok(query)
+) -> Result<diffidx_core::SymbolQuery, diffidx_lib::api::ApiError> {
+    diffidx_lib::api::params::symbol_query(name, kind, path)
 }

@@ -13,7 +13,8 @@ use std::time::Duration;
 use diffidx_core::SymbolQuery;
 
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
-use crate::protocol::{HistoryRequest, ImpactRequest, Request, Response};
+use crate::context::WindowAnswer;
+use crate::protocol::{HistoryRequest, ImpactRequest, Request, Response, WindowRequest};
 use crate::search::{SearchAnswer, SearchQuery};
 use crate::store::HistoryEntry;
 
@@ -181,6 +182,19 @@ pub fn search(socket: &Path, query: &SearchQuery) -> Option<SearchAnswer> {
         Ok(Response {
             ok: true,
             search: Some(answer),
+            ..
+        }) => Some(*answer),
+        _ => None,
+    }
+}
+
+/// An incident window's changes from a running server; `None` when there
+/// is no usable one.
+pub fn window(socket: &Path, request: &WindowRequest) -> Option<WindowAnswer> {
+    match call(socket, &Request::Window(request.clone()), QUERY_WAIT) {
+        Ok(Response {
+            ok: true,
+            window: Some(answer),
             ..
         }) => Some(*answer),
         _ => None,

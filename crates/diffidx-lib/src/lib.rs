@@ -17,16 +17,20 @@
 //! - [`store`]: Kuzu; [`graph`]: typed rows; [`state`]: `.git/diffidx/`, the
 //!   writer lock, logs; [`settings`]: git config shared by commands.
 
+pub mod api;
 pub mod client;
 pub mod codegraph;
+pub mod context;
 pub mod fault;
 pub mod fsck;
 pub mod graph;
 pub mod hooks;
 pub mod index;
+pub mod mcp;
 pub mod open;
 pub mod protocol;
 pub mod query;
+pub mod rpc;
 pub mod search;
 pub mod server;
 pub mod settings;

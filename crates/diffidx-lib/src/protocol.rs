@@ -6,6 +6,7 @@ use diffidx_core::{SymbolDelta, SymbolQuery};
 use serde::{Deserialize, Serialize};
 
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
+use crate::context::WindowAnswer;
 use crate::search::{SearchAnswer, SearchQuery};
 use crate::store::HistoryEntry;
 
@@ -23,6 +24,8 @@ pub enum Request {
     Impact(ImpactRequest),
     /// Symbols by name and by the words of their code (`search`).
     Search(SearchQuery),
+    /// The changes of an incident window's commits, with callers (`context`).
+    Window(WindowRequest),
 }
 
 impl Request {
@@ -30,7 +33,11 @@ impl Request {
     pub fn reads_the_store(&self) -> bool {
         matches!(
             self,
-            Request::History(_) | Request::Graph(_) | Request::Impact(_) | Request::Search(_)
+            Request::History(_)
+                | Request::Graph(_)
+                | Request::Impact(_)
+                | Request::Search(_)
+                | Request::Window(_)
         )
     }
 }
@@ -45,6 +52,14 @@ pub struct HistoryRequest {
     /// Keep only the changes on commits in `head`'s history.
     #[serde(default)]
     pub in_history: bool,
+}
+
+/// What `context` asks of one repository's store.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WindowRequest {
+    pub shas: Vec<String>,
+    /// How many callers of each symbol to name.
+    pub nearest: usize,
 }
 
 /// What `impact` asks of the graph.
@@ -93,6 +108,9 @@ pub struct Response {
     /// The answer to a `search` request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<Box<SearchAnswer>>,
+    /// The answer to a `window` request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Box<WindowAnswer>>,
 }
 
 impl Response {

@@ -211,6 +211,26 @@ pub fn search(
     from_server_or_store(repo, server, ask, direct)
 }
 
+/// The changes of these commits, and the callers of the changed symbols
+/// (`context`).
+pub fn window(
+    repo: &Repo,
+    shas: &[String],
+    nearest: usize,
+    server: Option<&Path>,
+) -> Result<crate::context::WindowAnswer, QueryError> {
+    let request = crate::protocol::WindowRequest {
+        shas: shas.to_vec(),
+        nearest,
+    };
+    from_server_or_store(
+        repo,
+        server,
+        |socket| crate::client::window(socket, &request),
+        |reader| crate::context::read_window(reader, shas, nearest),
+    )
+}
+
 /// Rebuilds the text index of search from the store, unless a writer is
 /// busy (it brings the index up to date itself). True when it did.
 fn repair_search_index(repo: &Repo) -> Result<bool, QueryError> {

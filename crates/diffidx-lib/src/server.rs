@@ -13,7 +13,7 @@
 //! The server exits when idle, or when its socket is removed or replaced
 //! (the repository was deleted, another server took over).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -27,14 +27,21 @@ use crate::protocol::{HistoryRequest, ImpactRequest, Request, Response};
 use crate::state::{StateDir, StateError};
 use crate::store::{NamesNear, Reader, Store, StoreError};
 
-/// Serves history queries until idle for `idle`, or until the socket is
-/// removed or replaced. `on_request` hears of every request (for `serve`'s
-/// output). Returns at once when another server is already running.
+/// Serves queries until idle for `idle` (zero: never), or until the socket
+/// is removed or replaced. `on_request` hears of every request (for
+/// `serve`'s output). JSON-RPC clients of the socket are answered on threads
+/// of their own, which start `program` as the query server if need be.
+/// Returns at once when another server is already running.
 pub fn serve(
     repo: &Repo,
     idle: Duration,
+    program: Option<&Path>,
     mut on_request: impl FnMut(&str),
 ) -> Result<(), StateError> {
+    let endpoint = crate::rpc::Endpoint {
+        dir: crate::rpc::dir_of(repo),
+        server: program.map(Path::to_owned),
+    };
     let state = StateDir::of(repo);
     let path = state.socket();
     let io_error = |source| StateError::Io {
@@ -87,6 +94,10 @@ pub fn serve(
         while let Some(event) = clients.next().await {
             let pending = match event {
                 Event::Reopen => None,
+                Event::Rpc(stream, line) => {
+                    rpc_client(&endpoint, stream, line, &mut on_request);
+                    continue;
+                }
                 Event::Client(stream, Ok(request)) if request.reads_the_store() => {
                     Some((stream, request))
                 }
@@ -156,6 +167,9 @@ pub fn serve(
                 };
                 match event {
                     Event::Reopen => {}
+                    Event::Rpc(stream, line) => {
+                        rpc_client(&endpoint, stream, line, &mut on_request)
+                    }
                     Event::Client(stream, Ok(request)) if request.reads_the_store() => {
                         pending = Some((stream, request))
                     }
@@ -175,9 +189,23 @@ pub fn serve(
     })
 }
 
+/// Answers a JSON-RPC client on a thread of its own.
+fn rpc_client(
+    endpoint: &crate::rpc::Endpoint,
+    stream: UnixStream,
+    line: String,
+    on_request: &mut impl FnMut(&str),
+) {
+    on_request("a JSON-RPC client connected");
+    let endpoint = endpoint.clone();
+    std::thread::spawn(move || endpoint.serve_stream(stream, line));
+}
+
 /// What wakes the server.
 enum Event {
     Client(UnixStream, Result<Request, String>),
+    /// A JSON-RPC client and its first line.
+    Rpc(UnixStream, String),
     /// Time to try reopening the store a writer had closed.
     Reopen,
 }
@@ -213,9 +241,11 @@ impl Clients<'_> {
                     }
                     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
                     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
-                    let mut line = String::new();
-                    if BufReader::new(&stream).read_line(&mut line).is_err() {
+                    let Some(line) = read_first_line(&stream) else {
                         continue;
+                    };
+                    if crate::rpc::is_json_rpc(&line) {
+                        return Some(Event::Rpc(stream, line));
                     }
                     let request =
                         serde_json::from_str(&line).map_err(|e| format!("not a request: {e}"));
@@ -227,7 +257,8 @@ impl Clients<'_> {
                     if !ours {
                         return None;
                     }
-                    if self.last.elapsed() >= self.idle || !self.store.exists() {
+                    let idle = !self.idle.is_zero() && self.last.elapsed() >= self.idle;
+                    if idle || !self.store.exists() {
                         let _ = std::fs::remove_file(self.path);
                         return None;
                     }
@@ -239,6 +270,26 @@ impl Clients<'_> {
             }
         }
     }
+}
+
+/// Reads one line a byte at a time: a buffered reader could take more than
+/// the line, and a JSON-RPC client's next requests would be lost with it.
+fn read_first_line(mut stream: &UnixStream) -> Option<String> {
+    use std::io::Read;
+    const MAX_LINE: usize = 64 << 20;
+    let mut bytes = Vec::new();
+    let mut byte = [0u8; 1];
+    loop {
+        match stream.read(&mut byte) {
+            Ok(0) => break,
+            Ok(_) if byte[0] == b'\n' => break,
+            Ok(_) if bytes.len() < MAX_LINE => bytes.push(byte[0]),
+            Ok(_) => return None,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// Opens the store for reading, unless a writer has it (Kuzu refuses then):
@@ -392,6 +443,15 @@ fn answer_open(
                 Err(e) => Response::failure(e.to_string()),
             }
         }
+        Request::Window(request) => {
+            match crate::context::read_window(reader, &request.shas, request.nearest) {
+                Ok(answer) => Response {
+                    window: Some(Box::new(answer)),
+                    ..Response::success()
+                },
+                Err(e) => Response::failure(e.to_string()),
+            }
+        }
         Request::Ping | Request::Release => Response::failure("unexpected".into()),
     }
 }
@@ -416,6 +476,8 @@ fn reply(
         format!("{} reached", impact.reached.len())
     } else if let Some(search) = &response.search {
         format!("{} hits", search.hits.len())
+    } else if let Some(window) = &response.window {
+        format!("{} changes", window.changes.len())
     } else {
         format!("{} entries", response.entries.len())
     };
@@ -424,6 +486,7 @@ fn reply(
         Request::Graph(q) => format!("graph of {}", q.symbol.name),
         Request::Impact(i) => format!("impact of {} touched symbols", i.deltas.len()),
         Request::Search(q) => format!("search for {:?}", q.query),
+        Request::Window(w) => format!("changes of {} commits", w.shas.len()),
         Request::Ping | Request::Release => String::new(),
     };
     on_request(&format!("{asked}: {outcome}"));

@@ -21,7 +21,7 @@ use crate::open;
 use crate::state::{StateDir, StateError, WriterLock};
 use crate::store::{self, StoreError};
 
-pub use walk::unindexed_count;
+pub use walk::{commits_since, unindexed_count};
 
 /// Commits written per notes commit and store transaction.
 pub const BATCH: usize = 1000;

@@ -172,3 +172,25 @@ pub fn unindexed_count(repo: &Repo, limit: usize) -> Result<(usize, bool)> {
     }
     Ok((unindexed, true))
 }
+
+/// The commits `tip` reaches whose author time is at or after `since`,
+/// newest first, walking back no further than the window (the rule a
+/// `Window::Since` index run follows, so both see the same commits).
+pub fn commits_since(repo: &Repo, tip: ObjectId, since: i64) -> Result<Vec<CommitInfo>> {
+    let mut out = Vec::new();
+    let mut stack = vec![tip];
+    let mut visited: HashSet<ObjectId> = HashSet::new();
+    while let Some(id) = stack.pop() {
+        if !visited.insert(id) || !repo.gix().has_object(id) {
+            continue;
+        }
+        let info = repo.commit(id)?;
+        if info.time < since {
+            continue;
+        }
+        stack.extend(info.parents.iter().copied());
+        out.push(info);
+    }
+    out.sort_by(|a, b| b.time.cmp(&a.time).then(a.id.cmp(&b.id)));
+    Ok(out)
+}

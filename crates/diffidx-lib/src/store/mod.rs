@@ -15,6 +15,7 @@ mod read;
 mod schema;
 pub mod seal;
 mod search;
+mod window;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ use ::kuzu::{Connection, Database, SystemConfig};
 pub use read::{Counts, HistoryEntry, NamesNear, Reader, StoreContents};
 pub use schema::SCHEMA_VERSION;
 pub use search::{DeletedIn, SymbolEntry};
+pub use window::{Callers, WindowChange};
 
 use self::kuzu::{as_string, execute, prepare, query, run, string};
 

@@ -1,0 +1,180 @@
+//! The parameters of each query method: the names of the CLI's long flags,
+//! in JSON (JSON-RPC params, MCP tool arguments). Their JSON schemas are
+//! what `tools/list` shows; unknown names are refused, so a misspelt
+//! argument is an error rather than silently ignored.
+
+use serde::{Deserialize, Serialize};
+
+use super::ApiError;
+use diffidx_core::codegraph::Resolution;
+use diffidx_core::{Language, SymbolKind, SymbolQuery};
+
+/// `search`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchParams {
+    /// Words of a name (`get user`, `getUser`, `GetUsr`) or of code and comments.
+    pub query: String,
+    /// Only symbols of this kind (method, class, function, ...).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Only symbols in this file or directory.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only symbols of this language (csharp, rust, python, ...).
+    #[serde(default)]
+    pub lang: Option<String>,
+    /// Only deleted symbols.
+    #[serde(default)]
+    pub deleted: bool,
+    /// Live and deleted symbols.
+    #[serde(default)]
+    pub all: bool,
+    /// Also search the words of code and comments when names match well.
+    #[serde(default)]
+    pub text: bool,
+    /// At most this many hits (default 20).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// `log`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogParams {
+    /// A qualified name or a suffix of one at a `.`/`::` boundary; `Foo.Bar(int)` picks an overload.
+    pub symbol: String,
+    /// Answer for the history of this revision (default HEAD).
+    #[serde(default)]
+    pub rev: Option<String>,
+    /// Every indexed commit, whatever history it is in.
+    #[serde(default)]
+    pub all: bool,
+    /// Only symbols of this kind.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Only symbols in this file or directory.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only changes at or after this date (RFC 3339, "2 weeks ago", @EPOCH).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Only changes at or before this date.
+    #[serde(default)]
+    pub until: Option<String>,
+    /// Only changes by an author whose name contains this text (any case).
+    #[serde(default)]
+    pub author: Option<String>,
+}
+
+/// `show`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowParams {
+    /// A commit (default HEAD), `A..B` or `A...B`.
+    #[serde(default)]
+    pub rev: Option<String>,
+}
+
+/// `graph`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphParams {
+    /// A qualified name or a suffix of one; `Foo.Bar(int)` picks an overload.
+    pub symbol: String,
+    /// What to follow: one or more of callers, callees, imports, inherits
+    /// (default callers and callees).
+    #[serde(default, deserialize_with = "super::one_or_many")]
+    #[schemars(with = "Option<super::OneOrMany>")]
+    pub direction: Vec<String>,
+    /// Follow edges this many hops (default 1).
+    #[serde(default)]
+    pub depth: Option<u32>,
+    /// Follow only edges resolved at least this surely: exact, scoped, unique_name, ambiguous.
+    #[serde(default)]
+    pub min_resolution: Option<String>,
+    /// Only symbols of this kind.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Only symbols in this file or directory.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// `impact`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImpactParams {
+    /// A commit (default HEAD), `A..B` or `A...B` (what a pull request changes).
+    #[serde(default)]
+    pub rev: Option<String>,
+    /// Follow callers, subtypes and implementers this many hops (default 2).
+    #[serde(default)]
+    pub depth: Option<u32>,
+    /// Follow only edges resolved at least this surely.
+    #[serde(default)]
+    pub min_resolution: Option<String>,
+}
+
+/// `status`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusParams {}
+
+/// The symbols a user names: NAME (with an optional `(sig)`), narrowed by
+/// a kind and a path (`log`, `graph`).
+pub fn symbol_query(
+    name: &str,
+    kind: Option<&str>,
+    path: Option<&str>,
+) -> Result<SymbolQuery, ApiError> {
+    let mut query = SymbolQuery::parse(name);
+    if query.own_name().trim().is_empty() {
+        return Err(ApiError::usage(format!(
+            "{name:?} names no symbol; give a name such as `Foo.Bar`, `Foo::bar` or `Bar`"
+        )));
+    }
+    query.kind = kind.map(parse_kind).transpose()?;
+    query.path = path.map(str::to_owned);
+    Ok(query)
+}
+
+pub fn parse_kind(kind: &str) -> Result<SymbolKind, ApiError> {
+    SymbolKind::parse(kind).ok_or_else(|| {
+        let kinds: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+        ApiError::usage(format!(
+            "unknown kind {kind:?}; the kinds are {}",
+            kinds.join(", ")
+        ))
+    })
+}
+
+pub fn parse_language(name: &str) -> Result<Language, ApiError> {
+    Language::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Language::all().map(|l| l.name()).collect();
+        ApiError::usage(format!(
+            "unknown language {name:?}; the languages are {}",
+            names.join(", ")
+        ))
+    })
+}
+
+pub fn parse_resolution(text: &str) -> Result<Resolution, ApiError> {
+    Resolution::parse(text).ok_or_else(|| {
+        let all: Vec<&str> = Resolution::ALL.iter().map(|r| r.as_str()).collect();
+        ApiError::usage(format!(
+            "unknown resolution {text:?}; the levels are {}",
+            all.join(", ")
+        ))
+    })
+}
+
+/// A date flag (`--since`, `--until`) as seconds since the epoch.
+pub fn parse_date(flag: &str, text: &str) -> Result<i64, ApiError> {
+    crate::context::parse_time(text).ok_or_else(|| {
+        ApiError::usage(format!(
+            "{flag} {text:?} is not a date (try 2024-01-31, 2024-01-31T12:00:00Z, \
+             \"2 weeks ago\" or @1700000000)"
+        ))
+    })
+}
