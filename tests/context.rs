@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::{succeeded, TestRepo};
 use serde_json::Value;
 
@@ -36,10 +34,13 @@ fn shop() -> TestRepo {
     repo
 }
 
-fn write_map(dir: &Path, text: &str) -> std::path::PathBuf {
-    let path = dir.join("services.toml");
+/// A service map in a temp dir of its own, and its path.
+fn map_file(text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("services.toml");
     std::fs::write(&path, text).unwrap();
-    path
+    let path = path.to_str().unwrap().to_owned();
+    (dir, path)
 }
 
 /// Runs `context` in `repo` with a clean environment for map discovery.
@@ -69,15 +70,11 @@ fn window() -> (String, String) {
 #[test]
 fn a_window_is_indexed_lazily_and_ranked_deletions_first_with_callers() {
     let shop = shop();
-    let maps = tempfile::tempdir().unwrap();
-    let map = write_map(
-        maps.path(),
-        &format!(
-            "[services.shop]\nrepo = {:?}\nowners = [\"ada\"]\n",
-            shop.path()
-        ),
-    );
-    let map = map.to_str().unwrap();
+    let (_maps, map) = map_file(&format!(
+        "[services.shop]\nrepo = {:?}\nowners = [\"ada\"]\n",
+        shop.path()
+    ));
+    let map = map.as_str();
     let (since, until) = window();
     let args = [
         "--service",
@@ -176,15 +173,11 @@ fn a_window_is_indexed_lazily_and_ranked_deletions_first_with_callers() {
 #[test]
 fn unknown_services_missing_repositories_and_empty_windows_say_so() {
     let shop = shop();
-    let maps = tempfile::tempdir().unwrap();
-    let map = write_map(
-        maps.path(),
-        &format!(
-            "[services.shop]\nrepo = {:?}\n\n[services.gone]\nrepo = \"nowhere/at/all\"\n",
-            shop.path()
-        ),
-    );
-    let map = map.to_str().unwrap();
+    let (_maps, map) = map_file(&format!(
+        "[services.shop]\nrepo = {:?}\n\n[services.gone]\nrepo = \"nowhere/at/all\"\n",
+        shop.path()
+    ));
+    let map = map.as_str();
     let out = context(
         &shop,
         &["--service", "checkout", "--since", "0", "--map", map],
@@ -280,17 +273,13 @@ fn the_map_is_found_by_flag_then_environment_then_git_config_then_home() {
 #[test]
 fn a_url_service_is_cloned_then_fetched_and_a_monorepo_narrowed_to_its_paths() {
     let mut shop = shop();
-    let maps = tempfile::tempdir().unwrap();
     let url = format!("file://{}", shop.path().display());
-    let map = write_map(
-        maps.path(),
-        &format!(
-            "[services.cart]\nrepo = {url:?}\nclone = \"clones/shop\"\nbranch = \"main\"\n\
+    let (maps, map) = map_file(&format!(
+        "[services.cart]\nrepo = {url:?}\nclone = \"clones/shop\"\nbranch = \"main\"\n\
              paths = [\"src/cart.rs\"]\n\n\
              [services.pay]\nrepo = {url:?}\nclone = \"clones/shop\"\npaths = [\"src/pay\"]\n",
-        ),
-    );
-    let map = map.to_str().unwrap();
+    ));
+    let map = map.as_str();
     let (since, _) = window();
     let until = (T0 + 20_000).to_string();
     let args = [
@@ -364,12 +353,8 @@ fn relative_and_rfc3339_times_read_as_users_write_them() {
     repo.commit_at("long ago", now - 30 * 3600);
     repo.write("src/lib.rs", "pub fn old() {}\npub fn fresh() {}\n");
     repo.commit_at("just now", now - 2 * 3600);
-    let maps = tempfile::tempdir().unwrap();
-    let map = write_map(
-        maps.path(),
-        &format!("[services.lib]\nrepo = {:?}\n", repo.path()),
-    );
-    let map = map.to_str().unwrap();
+    let (_maps, map) = map_file(&format!("[services.lib]\nrepo = {:?}\n", repo.path()));
+    let map = map.as_str();
     let names = |since: &str| -> Vec<String> {
         let args = ["--service", "lib", "--since", since, "--map", map, "--json"];
         records(&context(&repo, &args, &[]))

@@ -13,10 +13,10 @@ use std::time::Duration;
 use diffidx_core::SymbolQuery;
 
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
-use crate::context::WindowAnswer;
 use crate::protocol::{HistoryRequest, ImpactRequest, Request, Response, WindowRequest};
 use crate::search::{SearchAnswer, SearchQuery};
 use crate::store::HistoryEntry;
+use crate::store::WindowAnswer;
 
 /// Unix socket paths are limited to about 100 bytes.
 pub const MAX_SOCKET_PATH: usize = 100;

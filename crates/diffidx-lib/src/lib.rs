@@ -38,3 +38,4 @@ pub mod share;
 pub mod state;
 pub mod store;
 pub mod sync;
+pub mod values;

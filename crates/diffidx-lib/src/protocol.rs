@@ -6,9 +6,12 @@ use diffidx_core::{SymbolDelta, SymbolQuery};
 use serde::{Deserialize, Serialize};
 
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
-use crate::context::WindowAnswer;
 use crate::search::{SearchAnswer, SearchQuery};
 use crate::store::HistoryEntry;
+use crate::store::WindowAnswer;
+
+/// How many names a "did you mean" offers.
+pub const SUGGESTIONS: usize = 5;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]

@@ -84,7 +84,7 @@ pub fn history(
     let head_indexed = head.as_ref().and_then(|h| reader.has_commit(h).ok());
     let indexed_from = reader.history_start()?;
     let near = if entries.is_empty() {
-        reader.names_near(query, crate::server::SUGGESTIONS)?
+        reader.names_near(query, crate::protocol::SUGGESTIONS)?
     } else {
         crate::store::NamesNear::default()
     };
@@ -218,7 +218,7 @@ pub fn window(
     shas: &[String],
     nearest: usize,
     server: Option<&Path>,
-) -> Result<crate::context::WindowAnswer, QueryError> {
+) -> Result<crate::store::WindowAnswer, QueryError> {
     let request = crate::protocol::WindowRequest {
         shas: shas.to_vec(),
         nearest,
@@ -227,7 +227,7 @@ pub fn window(
         repo,
         server,
         |socket| crate::client::window(socket, &request),
-        |reader| crate::context::read_window(reader, shas, nearest),
+        |reader| reader.window(shas, nearest),
     )
 }
 

@@ -129,8 +129,12 @@ fn failure(id: Value, e: &ApiError) -> Value {
 /// True when a line read from the socket is JSON-RPC rather than the
 /// server's own protocol.
 pub fn is_json_rpc(line: &str) -> bool {
-    let line = line.trim_start();
-    line.starts_with('[') || (line.starts_with('{') && line.contains("\"jsonrpc\""))
+    match serde_json::from_str::<Value>(line) {
+        Ok(Value::Object(request)) => request.contains_key("jsonrpc"),
+        Ok(Value::Array(_)) => true,
+        // Not JSON: a JSON-RPC client gets its parse error, if it was one.
+        _ => line.trim_start().starts_with('['),
+    }
 }
 
 /// The address `--http` binds: `PORT` means loopback; a host that is not
@@ -259,6 +263,14 @@ mod tests {
             -32602
         );
         assert!(e.answer(r#"{"jsonrpc":"2.0","method":"nope"}"#).is_none());
+    }
+
+    #[test]
+    fn json_rpc_is_told_from_the_servers_own_requests() {
+        assert!(is_json_rpc(r#"{"jsonrpc":"2.0","id":1,"method":"status"}"#));
+        assert!(is_json_rpc(r#"[{"jsonrpc":"2.0","id":1,"method":"status"}]"#));
+        assert!(!is_json_rpc(r#"{"op":"search","query":"\"jsonrpc\"","limit":1}"#));
+        assert!(!is_json_rpc(r#"{"op":"ping"}"#));
     }
 
     #[test]

@@ -306,9 +306,6 @@ fn open_read_only(state: &StateDir) -> Result<Store, Box<Response>> {
     }
 }
 
-/// How many names a "did you mean" offers.
-pub const SUGGESTIONS: usize = 5;
-
 /// The history of the last HEAD asked about: commits are immutable, so
 /// the set stays right for that sha, and `log` asks about HEAD again and
 /// again. Walking a 5,000-commit history takes ~15 ms; a lookup, nothing.
@@ -368,7 +365,9 @@ fn read_history(
     match reader.history(query) {
         Ok(entries) => {
             let near = if entries.is_empty() {
-                reader.names_near(query, SUGGESTIONS).unwrap_or_default()
+                reader
+                    .names_near(query, crate::protocol::SUGGESTIONS)
+                    .unwrap_or_default()
             } else {
                 NamesNear::default()
             };
@@ -443,15 +442,13 @@ fn answer_open(
                 Err(e) => Response::failure(e.to_string()),
             }
         }
-        Request::Window(request) => {
-            match crate::context::read_window(reader, &request.shas, request.nearest) {
-                Ok(answer) => Response {
-                    window: Some(Box::new(answer)),
-                    ..Response::success()
-                },
-                Err(e) => Response::failure(e.to_string()),
-            }
-        }
+        Request::Window(request) => match reader.window(&request.shas, request.nearest) {
+            Ok(answer) => Response {
+                window: Some(Box::new(answer)),
+                ..Response::success()
+            },
+            Err(e) => Response::failure(e.to_string()),
+        },
         Request::Ping | Request::Release => Response::failure("unexpected".into()),
     }
 }

@@ -15,7 +15,6 @@ use std::path::Path;
 use diffidx_core::git::{Repo, Target};
 use diffidx_core::note::{tool_name, NoteDocument, NOTE_VERSION};
 use diffidx_core::{DiffOptions, SymbolDiffer};
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
@@ -196,28 +195,6 @@ impl Method {
         }
         value
     }
-}
-
-/// A string or a list of strings, in a JSON schema.
-#[derive(schemars::JsonSchema)]
-#[allow(dead_code)]
-#[serde(untagged)]
-pub(crate) enum OneOrMany {
-    One(String),
-    Many(Vec<String>),
-}
-
-pub(crate) fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Either {
-        One(String),
-        Many(Vec<String>),
-    }
-    Ok(match Either::deserialize(d)? {
-        Either::One(s) => vec![s],
-        Either::Many(v) => v,
-    })
 }
 
 /// Calls `method` with JSON `params` (absent or `null`: none) and returns

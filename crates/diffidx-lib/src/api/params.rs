@@ -84,8 +84,8 @@ pub struct GraphParams {
     pub symbol: String,
     /// What to follow: one or more of callers, callees, imports, inherits
     /// (default callers and callees).
-    #[serde(default, deserialize_with = "super::one_or_many")]
-    #[schemars(with = "Option<super::OneOrMany>")]
+    #[serde(default, deserialize_with = "crate::values::one_or_many")]
+    #[schemars(with = "Option<crate::values::OneOrMany>")]
     pub direction: Vec<String>,
     /// Follow edges this many hops (default 1).
     #[serde(default)]
@@ -171,7 +171,7 @@ pub fn parse_resolution(text: &str) -> Result<Resolution, ApiError> {
 
 /// A date flag (`--since`, `--until`) as seconds since the epoch.
 pub fn parse_date(flag: &str, text: &str) -> Result<i64, ApiError> {
-    crate::context::parse_time(text).ok_or_else(|| {
+    crate::values::parse_time(text).ok_or_else(|| {
         ApiError::usage(format!(
             "{flag} {text:?} is not a date (try 2024-01-31, 2024-01-31T12:00:00Z, \
              \"2 weeks ago\" or @1700000000)"

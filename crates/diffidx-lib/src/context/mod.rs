@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::index::{IndexError, IndexOptions, Window};
 use crate::query::QueryError;
-use crate::store::{Callers, WindowChange};
 
 pub use map::{Location, Service, ServiceMap};
 
@@ -88,8 +87,8 @@ impl ContextError {
 #[serde(deny_unknown_fields)]
 pub struct ContextQuery {
     /// One or more service names of the service map (several: merged by score).
-    #[serde(deserialize_with = "crate::api::one_or_many")]
-    #[schemars(with = "crate::api::OneOrMany")]
+    #[serde(deserialize_with = "crate::values::one_or_many")]
+    #[schemars(with = "crate::values::OneOrMany")]
     pub service: Vec<String>,
     /// Start of the window: RFC 3339, epoch seconds, or "2 hours ago".
     pub since: String,
@@ -158,15 +157,7 @@ pub struct ContextAnswer {
     pub until: i64,
 }
 
-/// Seconds since the epoch from RFC 3339, epoch seconds (`1700000000` or
-/// `@1700000000`), a date, or a relative time (`2 hours ago`).
-pub fn parse_time(text: &str) -> Option<i64> {
-    let text = text.trim();
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        return text.parse().ok();
-    }
-    diffidx_core::git::parse_date(text)
-}
+pub use crate::values::parse_time;
 
 fn now() -> i64 {
     std::time::SystemTime::now()
@@ -429,26 +420,4 @@ fn branch_tip(
             ),
         },
     })
-}
-
-/// What the store says about a window: its changes, and the callers of the
-/// changed symbols.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WindowAnswer {
-    pub changes: Vec<WindowChange>,
-    pub callers: std::collections::HashMap<String, Callers>,
-}
-
-/// Reads a window's changes and callers from the store.
-pub fn read_window(
-    reader: &crate::store::Reader<'_>,
-    shas: &[String],
-    nearest: usize,
-) -> Result<WindowAnswer, crate::store::StoreError> {
-    let changes = reader.changes_in(shas)?;
-    let mut ids: Vec<String> = changes.iter().map(|c| c.id.clone()).collect();
-    ids.sort();
-    ids.dedup();
-    let callers = reader.callers_of(&ids, nearest)?;
-    Ok(WindowAnswer { changes, callers })
 }

@@ -12,7 +12,8 @@
 
 use std::collections::HashMap;
 
-use super::{ContextRecord, Service, WindowAnswer};
+use super::{ContextRecord, Service};
+use crate::store::WindowAnswer;
 
 /// (commit, path, qualname, kind).
 type Key<'a> = (&'a str, &'a str, &'a str, &'a str);

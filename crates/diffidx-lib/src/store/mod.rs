@@ -26,7 +26,7 @@ use ::kuzu::{Connection, Database, SystemConfig};
 pub use read::{Counts, HistoryEntry, NamesNear, Reader, StoreContents};
 pub use schema::SCHEMA_VERSION;
 pub use search::{DeletedIn, SymbolEntry};
-pub use window::{Callers, WindowChange};
+pub use window::{Callers, WindowAnswer, WindowChange};
 
 use self::kuzu::{as_string, execute, prepare, query, run, string};
 

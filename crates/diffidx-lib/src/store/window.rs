@@ -42,7 +42,26 @@ pub struct Callers {
     pub nearest: Vec<String>,
 }
 
+/// What the store says about a window: its changes, and the callers of the
+/// changed symbols.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowAnswer {
+    pub changes: Vec<WindowChange>,
+    pub callers: HashMap<String, Callers>,
+}
+
 impl Reader<'_> {
+    /// The changes of these commits, and the direct callers (up to
+    /// `nearest` named) of the changed symbols.
+    pub fn window(&self, shas: &[String], nearest: usize) -> Result<WindowAnswer> {
+        let changes = self.changes_in(shas)?;
+        let mut ids: Vec<String> = changes.iter().map(|c| c.id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        let callers = self.callers_of(&ids, nearest)?;
+        Ok(WindowAnswer { changes, callers })
+    }
+
     /// Every change recorded on these commits.
     pub fn changes_in(&self, shas: &[String]) -> Result<Vec<WindowChange>> {
         if shas.is_empty() {
