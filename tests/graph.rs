@@ -373,3 +373,31 @@ fn updates_equal_a_fresh_build_on_real_history() {
     }
     assert!(rows > 1000, "{rows} graph rows");
 }
+
+#[test]
+fn python_calls_and_bases_reach_the_graph() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "shop/cart.py",
+        "class Base:\n    def log(self, m):\n        pass\n\n\
+         class Cart(Base):\n    def total(self):\n        self.log('t')\n        return helper(1)\n\n\
+         def helper(x):\n    return x\n",
+    );
+    repo.write(
+        "shop/checkout.py",
+        "from shop.cart import Cart\n\ndef pay():\n    return Cart().total()\n",
+    );
+    repo.commit("python");
+    succeeded(&repo.diffidx(&["index"]));
+    let callers = json(&repo, &["graph", "helper", "--callers", "--json"]);
+    assert_eq!(qualnames(&callers["callers"]), ["Cart.total"], "{callers}");
+    let callees = json(&repo, &["graph", "Cart.total", "--callees", "--json"]);
+    assert_eq!(
+        qualnames(&callees["callees"]),
+        ["Base.log", "helper"],
+        "{callees}"
+    );
+    let bases = json(&repo, &["graph", "Cart", "--inherits", "--json"]);
+    assert_eq!(qualnames(&bases["bases"]), ["Base"], "{bases}");
+    assert_equal_to_fresh_build(&repo);
+}

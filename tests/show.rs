@@ -259,3 +259,20 @@ fn bad_input_is_reported_not_fatal() {
     );
     snapshot("bad_input", &repo);
 }
+
+#[test]
+fn python_decorators_docstrings_and_conditional_definitions() {
+    let repo = fixture_repo("py_decorators_docstrings");
+    assert_same(
+        head_summary(&repo),
+        &[
+            "MODIFIED function rate pkg/service.py:9-11",
+            "MODIFIED class Invoice pkg/service.py:14-29",
+            "MODIFIED method Invoice.amount pkg/service.py:21-22",
+            "MODIFIED method Invoice.render#2 pkg/service.py:28-29",
+            "DELETED function legacy pkg/service.py:31-32",
+            "ADDED function refund pkg/service.py:32-33",
+        ],
+    );
+    snapshot("py_decorators_docstrings", &repo);
+}

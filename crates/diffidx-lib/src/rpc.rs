@@ -268,8 +268,12 @@ mod tests {
     #[test]
     fn json_rpc_is_told_from_the_servers_own_requests() {
         assert!(is_json_rpc(r#"{"jsonrpc":"2.0","id":1,"method":"status"}"#));
-        assert!(is_json_rpc(r#"[{"jsonrpc":"2.0","id":1,"method":"status"}]"#));
-        assert!(!is_json_rpc(r#"{"op":"search","query":"\"jsonrpc\"","limit":1}"#));
+        assert!(is_json_rpc(
+            r#"[{"jsonrpc":"2.0","id":1,"method":"status"}]"#
+        ));
+        assert!(!is_json_rpc(
+            r#"{"op":"search","query":"\"jsonrpc\"","limit":1}"#
+        ));
         assert!(!is_json_rpc(r#"{"op":"ping"}"#));
     }
 

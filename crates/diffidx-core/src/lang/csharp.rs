@@ -32,6 +32,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     own_name_starts: &["implicit operator ", "explicit operator ", "operator "],
     comment_kinds: &["comment"],
     leading_kinds: &[],
+    docstrings: None,
     roles: &[
         ("compilation_unit", Role::Transparent),
         ("declaration_list", Role::Transparent),

@@ -4,8 +4,11 @@
 //! (`Transparent`), a symbol (`Symbol`), one symbol per declarator
 //! (`Declarators`), a named scope that is not itself a symbol (`Scope`, Rust's
 //! `impl`), or a symbol whose members are its following siblings (`FileScoped`,
-//! C#'s `namespace X;`). The walker below is the only control flow; adding a
-//! language means writing its table and fixtures.
+//! C#'s `namespace X;`), or a wrapper whose inner declaration is the symbol
+//! (`Wrapper`, Python's decorators). Docstrings, where a language has them,
+//! are declared in the table too and count as comments. The walker below is
+//! the only control flow; adding a language means writing its table and
+//! fixtures.
 //!
 //! Walking starts at the root and only ever descends through roles, so nothing
 //! inside a method body (local functions, lambdas, closures) becomes a symbol,
@@ -13,6 +16,7 @@
 
 mod csharp;
 pub mod preproc;
+mod python;
 pub mod refs;
 mod rust;
 pub mod words;
@@ -37,7 +41,7 @@ const MAX_EXTRACTED_NAME_BYTES: usize = MAX_NAME_BYTES - 16;
 /// Every supported language, in one list: adding a language is a line here,
 /// its table (a [`LanguageSpec`]) and fixtures. A [`Language`] is a position
 /// in this list.
-static LANGUAGES: &[&LanguageSpec] = &[&csharp::SPEC, &rust::SPEC];
+static LANGUAGES: &[&LanguageSpec] = &[&csharp::SPEC, &rust::SPEC, &python::SPEC];
 
 /// A supported language: a handle on its entry in the language list.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -103,11 +107,26 @@ pub struct LanguageSpec {
     pub comment_kinds: &'static [&'static str],
     /// Sibling kinds directly above an item that belong to it (Rust attributes).
     pub leading_kinds: &'static [&'static str],
+    /// String statements that are comments (Python docstrings).
+    pub docstrings: Option<Docstrings>,
     pub roles: &'static [(&'static str, Role)],
     /// Rewrites the source before parsing (the C# preprocessor pass).
     pub preprocess: Option<fn(&str) -> preproc::Preprocessed<'_>>,
     /// What the code graph reads: calls, imports, bases.
     pub graph: refs::GraphSpec,
+}
+
+/// Where a language's docstrings are: the first statement of a body, when
+/// it is a string alone.
+#[derive(Debug, Clone, Copy)]
+pub struct Docstrings {
+    /// Kinds whose body may open with a docstring, and the field of that
+    /// body (`None`: the node is the body, as a module is).
+    pub owners: &'static [(&'static str, Option<&'static str>)],
+    /// The statement kind that holds an expression alone.
+    pub statement: &'static str,
+    /// The string kinds.
+    pub strings: &'static [&'static str],
 }
 
 /// What a node kind means to the walker.
@@ -132,6 +151,11 @@ pub enum Role {
     },
     /// A symbol whose members are the siblings that follow it (C# `namespace X;`).
     FileScoped(SymbolRule),
+    /// Wraps a declaration (Python's decorators, TypeScript's `export`): the
+    /// declaration in field `inner` is the symbol, and the wrapper its extent.
+    Wrapper {
+        inner: &'static str,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -205,6 +229,11 @@ struct KindTable {
     comments: Vec<bool>,
     leading: Vec<bool>,
     refs: Vec<Option<refs::RefRole>>,
+    /// Kinds that may open with a docstring: the field of their body
+    /// (`Some(None)`: the node itself).
+    doc_owners: Vec<Option<Option<&'static str>>>,
+    doc_statement: Vec<bool>,
+    doc_strings: Vec<bool>,
 }
 
 impl KindTable {
@@ -221,6 +250,24 @@ impl KindTable {
         self.leading.get(id as usize).copied().unwrap_or(false)
     }
 
+    /// The docstring that opens `node`'s body, if `node` may have one.
+    fn docstring<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let field = *self.doc_owners.get(node.kind_id() as usize)?.as_ref()?;
+        let body = match field {
+            Some(field) => node.child_by_field_name(field)?,
+            None => node,
+        };
+        let mut cursor = body.walk();
+        let first = body
+            .named_children(&mut cursor)
+            .find(|c| !self.is_comment(c.kind_id()))?;
+        let flag = |v: &[bool], n: Node<'_>| v.get(n.kind_id() as usize).copied().unwrap_or(false);
+        let only = (first.named_child_count() == 1)
+            .then(|| first.named_child(0))
+            .flatten()?;
+        (flag(&self.doc_statement, first) && flag(&self.doc_strings, only)).then_some(first)
+    }
+
     fn new(spec: &LanguageSpec, language: &tree_sitter::Language) -> KindTable {
         let n = language.node_kind_count();
         let mut table = KindTable {
@@ -228,6 +275,9 @@ impl KindTable {
             comments: vec![false; n],
             leading: vec![false; n],
             refs: vec![None; n],
+            doc_owners: vec![None; n],
+            doc_statement: vec![false; n],
+            doc_strings: vec![false; n],
         };
         // A kind name may map to several ids (named and aliased variants).
         for id in 0..n as u16 {
@@ -245,6 +295,13 @@ impl KindTable {
             }
             table.comments[id as usize] = spec.comment_kinds.contains(&kind);
             table.leading[id as usize] = spec.leading_kinds.contains(&kind);
+            if let Some(docs) = &spec.docstrings {
+                if let Some((_, field)) = docs.owners.iter().find(|(k, _)| *k == kind) {
+                    table.doc_owners[id as usize] = Some(*field);
+                }
+                table.doc_statement[id as usize] = docs.statement == kind;
+                table.doc_strings[id as usize] = docs.strings.contains(&kind);
+            }
         }
         table
     }
@@ -630,8 +687,19 @@ impl<'a> Walker<'a> {
                 None => {}
                 Some(Role::Transparent) => stack.push(Frame::new(child, scope)),
                 Some(Role::Symbol(rule)) => {
-                    if let Some((_, Some(body))) = self.symbol(child, &rule, &scope, None) {
+                    if let Some((_, Some(body))) = self.symbol(child, &rule, &scope, None, None) {
                         stack.push(body);
+                    }
+                }
+                Some(Role::Wrapper { inner }) => {
+                    let Some(declaration) = child.child_by_field_name(inner) else {
+                        continue;
+                    };
+                    if let Some(Role::Symbol(rule)) = self.role(declaration) {
+                        let found = self.symbol(declaration, &rule, &scope, Some(child), None);
+                        if let Some((_, Some(body))) = found {
+                            stack.push(body);
+                        }
                     }
                 }
                 Some(Role::Declarators {
@@ -670,7 +738,7 @@ impl<'a> Walker<'a> {
                         .find(|n| !self.is_comment(**n))
                         .copied()
                         .unwrap_or(child);
-                    let found = self.symbol(child, &rule, &scope, Some(last));
+                    let found = self.symbol(child, &rule, &scope, None, Some(last));
                     if let Some((index, body)) = found {
                         // The rest of this container belongs to the symbol.
                         let frame = stack.last_mut().expect("the frame being walked");
@@ -703,13 +771,15 @@ impl<'a> Walker<'a> {
     }
 
     /// Pushes the symbol for `node` and returns its index and the frame that
-    /// walks its body; `last` extends its range. A symbol past the limits is
-    /// left out: its text stays part of its enclosing symbol.
+    /// walks its body; a `wrapper` is its extent instead, and `last` extends
+    /// its range. A symbol past the limits is left out: its text stays part
+    /// of its enclosing symbol.
     fn symbol<'t>(
         &mut self,
         node: Node<'t>,
         rule: &SymbolRule,
         scope: &Scope,
+        wrapper: Option<Node<'t>>,
         last: Option<Node<'t>>,
     ) -> Option<(usize, Option<Frame<'t>>)> {
         let body = rule.body.and_then(|f| node.child_by_field_name(f));
@@ -730,8 +800,9 @@ impl<'a> Walker<'a> {
         if !self.within_limits(scope, &qualname, &sig) {
             return None;
         }
-        let start = self.leading_start(node);
-        let end = last.unwrap_or(node);
+        let extent = wrapper.unwrap_or(node);
+        let start = self.leading_start(extent);
+        let end = last.unwrap_or(extent);
         let index = self.raw.len();
         self.raw.push(RawSymbol {
             kind,
@@ -989,9 +1060,14 @@ fn collect_tokens(
         }
     };
     let mut cursor = tree.walk();
+    // Docstrings found so far (an owner comes before its docstring).
+    let mut docstrings: std::collections::HashSet<usize> = Default::default();
     'walk: loop {
         let node = cursor.node();
-        let is_comment = table.is_comment(node.kind_id());
+        if let Some(doc) = table.docstring(node) {
+            docstrings.insert(doc.id());
+        }
+        let is_comment = table.is_comment(node.kind_id()) || docstrings.contains(&node.id());
         if is_comment || !cursor.goto_first_child() {
             let range = node.byte_range();
             if range.start >= pos {

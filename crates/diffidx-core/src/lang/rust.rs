@@ -25,6 +25,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     own_name_starts: &[],
     comment_kinds: &["line_comment", "block_comment"],
     leading_kinds: &["attribute_item"],
+    docstrings: None,
     roles: &[
         ("source_file", Role::Transparent),
         ("declaration_list", Role::Transparent),

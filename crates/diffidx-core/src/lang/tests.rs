@@ -445,3 +445,139 @@ fn deeply_wrapped_impl_types_resolve_without_recursion() {
     );
     assert_eq!(names(rs(), &source), ["struct T", "method T::f"]);
 }
+
+fn py() -> Language {
+    Language::from_name("python").unwrap()
+}
+
+const PY_SAMPLE: &str = r#""""Module docstring."""
+import os
+
+def top(a, b=1):
+    """Top-level function."""
+    def local():  # a local function is no symbol
+        pass
+    return a
+
+@decorator
+@other(1)
+class Service(Base):
+    """Class docstring."""
+    limit = 3
+
+    def __init__(self):
+        self.x = 1
+
+    @property
+    def name(self):
+        return "svc"
+
+    class Inner:
+        def deep(self):
+            lambda: 1
+
+    if DEBUG:
+        def trace(self):
+            pass
+    else:
+        def trace(self):
+            pass
+
+try:
+    import fast
+    def speed():
+        return 1
+except ImportError:
+    def speed():
+        return 0
+finally:
+    pass
+
+with ctx():
+    def in_with():
+        pass
+
+while True:
+    def in_loop():  # not a container the contract names
+        pass
+
+@overload
+def pick(x: int) -> int: ...
+@overload
+def pick(x: str) -> str: ...
+def pick(x): return x
+"#;
+
+#[test]
+fn python_kinds_qualnames_containers_and_twins() {
+    assert_eq!(
+        names(py(), PY_SAMPLE),
+        [
+            "function top",
+            "class Service",
+            "method Service.__init__",
+            "method Service.name",
+            "class Service.Inner",
+            "method Service.Inner.deep",
+            "method Service.trace",
+            "method Service.trace#2",
+            "function speed",
+            "function speed#2",
+            "function in_with",
+            "function pick",
+            "function pick#2",
+            "function pick#3",
+        ]
+    );
+}
+
+#[test]
+fn python_decorators_belong_to_their_definition() {
+    let file = extract(py(), PY_SAMPLE);
+    let service = file
+        .symbols
+        .iter()
+        .find(|s| s.qualname == "Service")
+        .unwrap();
+    assert_eq!((service.start_line, service.end_line), (10, 32));
+    let name = file
+        .symbols
+        .iter()
+        .find(|s| s.qualname == "Service.name")
+        .unwrap();
+    assert_eq!(name.start_line, 19);
+    assert!(text_of(py(), PY_SAMPLE, "Service").starts_with("@ decorator @ other ( 1 ) class"));
+    // A decorator edit modifies the definition.
+    let edited = PY_SAMPLE.replace("@other(1)", "@other(2)");
+    assert_ne!(
+        hash_of(py(), PY_SAMPLE, "Service"),
+        hash_of(py(), &edited, "Service")
+    );
+}
+
+#[test]
+fn python_docstrings_are_comments() {
+    let text = text_of(py(), PY_SAMPLE, "top");
+    assert!(!text.contains("Top-level"), "{text}");
+    assert!(!text_of(py(), PY_SAMPLE, "Service").contains("Class docstring"));
+    let edited = PY_SAMPLE
+        .replace("Top-level function.", "Returns a.")
+        .replace("Class docstring.", "Serves.")
+        .replace("Module docstring.", "Changed.");
+    for symbol in ["top", "Service", "Service.__init__"] {
+        assert_eq!(
+            hash_of(py(), PY_SAMPLE, symbol),
+            hash_of(py(), &edited, symbol),
+            "{symbol}"
+        );
+    }
+    // A string that is not first, or not alone, is code.
+    let code = "def f():\n    x = 1\n    \"not a docstring\"\n";
+    let changed = code.replace("not a", "no");
+    assert_ne!(hash_of(py(), code, "f"), hash_of(py(), &changed, "f"));
+    let first = "def g():\n    \"doc\" + x\n";
+    assert_ne!(
+        hash_of(py(), first, "g"),
+        hash_of(py(), &first.replace("doc", "cod"), "g")
+    );
+}
