@@ -401,3 +401,49 @@ fn python_calls_and_bases_reach_the_graph() {
     assert_eq!(qualnames(&bases["bases"]), ["Base"], "{bases}");
     assert_equal_to_fresh_build(&repo);
 }
+
+#[test]
+fn java_calls_constructors_and_bases_reach_the_graph() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/a/Base.java",
+        "package a;\npublic class Base {\n    protected void log(String m) {}\n}\n",
+    );
+    repo.write(
+        "src/a/Cart.java",
+        "package a;\npublic class Cart extends Base implements Payable {\n\
+         \x20   public Cart() { super(); }\n\
+         \x20   int total() { log(\"t\"); return Util.helper(1); }\n}\n",
+    );
+    repo.write(
+        "src/a/Util.java",
+        "package a;\ninterface Payable {}\nclass Util {\n    static int helper(int x) { return x; }\n\
+         \x20   static Cart make() { return new Cart(); }\n}\n",
+    );
+    repo.commit("java");
+    succeeded(&repo.diffidx(&["index"]));
+    let callers = json(&repo, &["graph", "Util.helper", "--callers", "--json"]);
+    assert_eq!(
+        qualnames(&callers["callers"]),
+        ["a.Cart.total()"],
+        "{callers}"
+    );
+    let callees = json(&repo, &["graph", "Cart.total", "--callees", "--json"]);
+    assert_eq!(
+        qualnames(&callees["callees"]),
+        ["a.Base.log(String)", "a.Util.helper(int)"],
+        "{callees}"
+    );
+    let made = json(&repo, &["graph", "Cart.Cart", "--callers", "--json"]);
+    assert_eq!(qualnames(&made["callers"]), ["a.Util.make()"], "{made}");
+    let bases = json(
+        &repo,
+        &["graph", "a.Cart", "--kind", "class", "--inherits", "--json"],
+    );
+    assert_eq!(
+        qualnames(&bases["bases"]),
+        ["a.Base", "a.Payable"],
+        "{bases}"
+    );
+    assert_equal_to_fresh_build(&repo);
+}

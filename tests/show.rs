@@ -276,3 +276,24 @@ fn python_decorators_docstrings_and_conditional_definitions() {
     );
     snapshot("py_decorators_docstrings", &repo);
 }
+
+#[test]
+fn java_overloads_varargs_declarators_and_records() {
+    let repo = fixture_repo("java_overloads_records");
+    let path = "src/com/acme/Cart.java";
+    let expected: Vec<String> = [
+        "MODIFIED class com.acme.Cart :5-28",
+        "MODIFIED field com.acme.Cart.limit :6-6",
+        "MODIFIED method com.acme.Cart.total(int...) :14-16",
+        "DELETED method com.acme.Cart.add(String) :19-21",
+        "ADDED method com.acme.Cart.add(String,int) :19-21",
+        "MODIFIED record com.acme.Cart.Line :23-27",
+        "MODIFIED constructor com.acme.Cart.Line.Line(String,int) :24-26",
+    ]
+    .iter()
+    .map(|line| line.replace(" :", &format!(" {path}:")))
+    .collect();
+    let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+    assert_same(head_summary(&repo), &expected);
+    snapshot("java_overloads_records", &repo);
+}

@@ -34,10 +34,12 @@ pub enum SymbolKind {
     Static,
     Type,
     Macro,
+    /// A Java annotation type (`@interface`).
+    Annotation,
 }
 
 impl SymbolKind {
-    pub const ALL: [SymbolKind; 23] = [
+    pub const ALL: [SymbolKind; 24] = [
         SymbolKind::Namespace,
         SymbolKind::Class,
         SymbolKind::Struct,
@@ -61,6 +63,7 @@ impl SymbolKind {
         SymbolKind::Static,
         SymbolKind::Type,
         SymbolKind::Macro,
+        SymbolKind::Annotation,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -88,6 +91,7 @@ impl SymbolKind {
             SymbolKind::Static => "static",
             SymbolKind::Type => "type",
             SymbolKind::Macro => "macro",
+            SymbolKind::Annotation => "annotation",
         }
     }
 

@@ -1,7 +1,7 @@
 //! C# (`.cs`): DESIGN.md §2.
 
 use super::refs::{Binding, GraphSpec, Qualifier, RefRole, ScopeRules};
-use super::{preproc, LanguageSpec, Name, Role, Sig, SymbolRule};
+use super::{preproc, LanguageSpec, Name, Param, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
 const fn container(kind: K) -> Role {
@@ -33,6 +33,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     comment_kinds: &["comment"],
     leading_kinds: &[],
     docstrings: None,
+    parameters: &[("parameter", Param::Field("type"))],
     roles: &[
         ("compilation_unit", Role::Transparent),
         ("declaration_list", Role::Transparent),
@@ -86,7 +87,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             "event_field_declaration",
             Role::Declarators {
                 kind: K::Event,
-                list: "variable_declaration",
+                list: Some("variable_declaration"),
                 declarator: "variable_declarator",
             },
         ),
@@ -94,7 +95,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             "field_declaration",
             Role::Declarators {
                 kind: K::Field,
-                list: "variable_declaration",
+                list: Some("variable_declaration"),
                 declarator: "variable_declarator",
             },
         ),

@@ -15,6 +15,7 @@
 //! and nothing inside an `ERROR` node is trusted as one.
 
 mod csharp;
+mod java;
 pub mod preproc;
 mod python;
 pub mod refs;
@@ -41,7 +42,7 @@ const MAX_EXTRACTED_NAME_BYTES: usize = MAX_NAME_BYTES - 16;
 /// Every supported language, in one list: adding a language is a line here,
 /// its table (a [`LanguageSpec`]) and fixtures. A [`Language`] is a position
 /// in this list.
-static LANGUAGES: &[&LanguageSpec] = &[&csharp::SPEC, &rust::SPEC, &python::SPEC];
+static LANGUAGES: &[&LanguageSpec] = &[&csharp::SPEC, &rust::SPEC, &python::SPEC, &java::SPEC];
 
 /// A supported language: a handle on its entry in the language list.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -109,6 +110,8 @@ pub struct LanguageSpec {
     pub leading_kinds: &'static [&'static str],
     /// String statements that are comments (Python docstrings).
     pub docstrings: Option<Docstrings>,
+    /// Kinds of parameter and where their types are, for signatures.
+    pub parameters: &'static [(&'static str, Param)],
     pub roles: &'static [(&'static str, Role)],
     /// Rewrites the source before parsing (the C# preprocessor pass).
     pub preprocess: Option<fn(&str) -> preproc::Preprocessed<'_>>,
@@ -135,11 +138,12 @@ pub enum Role {
     /// Not a symbol; its named children are walked in the same scope.
     Transparent,
     Symbol(SymbolRule),
-    /// One symbol per declarator (C# fields and event fields).
+    /// One symbol per declarator (C# and Java fields, C# event fields).
     Declarators {
         kind: SymbolKind,
-        /// The child holding the declarators, and the declarators' kind.
-        list: &'static str,
+        /// The child holding the declarators (`None`: the node itself), and
+        /// the declarators' kind.
+        list: Option<&'static str>,
         declarator: &'static str,
     },
     /// Not a symbol, but it names a scope for its members (Rust `impl`).
@@ -156,6 +160,9 @@ pub enum Role {
     Wrapper {
         inner: &'static str,
     },
+    /// Not a symbol: names the package that prefixes every symbol after it
+    /// in the same container (Java's `package a.b;`, Go's `package x`).
+    Package(Name),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -205,15 +212,36 @@ pub enum Name {
     SelfType(&'static str),
     /// A path without generic arguments (Rust trait in `impl Trait for X`).
     PathWithoutGenerics(&'static str),
+    /// The first named child of one of these kinds, whitespace removed
+    /// (Java's package name, which has no field).
+    ChildOfKind(&'static [&'static str]),
 }
 
 /// How a symbol gets its signature.
 #[derive(Debug, Clone, Copy)]
 pub enum Sig {
     None,
-    /// The `type` of each parameter in the given field, whitespace removed,
-    /// comma-joined in parentheses: `(int,List<string>)`.
+    /// The type of each parameter in the given field, whitespace removed,
+    /// comma-joined in parentheses: `(int,List<string>)`. The language's
+    /// `parameters` table says where each kind of parameter keeps its type.
     ParameterTypes(&'static str),
+    /// The parameter types of the nearest enclosing declaration with this
+    /// field (Java's compact record constructor takes its record's).
+    EnclosingParameterTypes(&'static str),
+    /// Always this text (Java annotation elements: `()`).
+    Fixed(&'static str),
+}
+
+/// Where a kind of parameter keeps its type, for [`Sig::ParameterTypes`].
+#[derive(Debug, Clone, Copy)]
+pub enum Param {
+    /// In this field.
+    Field(&'static str),
+    /// The parameter's text without the children of these kinds (Java's
+    /// `String... xs` without its name and modifiers: `String...`).
+    TextWithout(&'static [&'static str]),
+    /// Not a parameter of the signature (Java's receiver parameter).
+    Skip,
 }
 
 /// Parses blobs and extracts their symbols; holds one parser per language.
@@ -691,6 +719,17 @@ impl<'a> Walker<'a> {
                         stack.push(body);
                     }
                 }
+                Some(Role::Package(name)) => {
+                    let Some(name) = self.name(child, name) else {
+                        continue;
+                    };
+                    // The rest of this container is in the package.
+                    let frame = stack.last_mut().expect("the frame being walked");
+                    frame.scope = Rc::new(Scope {
+                        prefix: self.join(&scope.prefix, &name),
+                        ..(*scope).clone()
+                    });
+                }
                 Some(Role::Wrapper { inner }) => {
                     let Some(declaration) = child.child_by_field_name(inner) else {
                         continue;
@@ -793,6 +832,14 @@ impl<'a> Walker<'a> {
         };
         let sig = match (rule.sig, &scope.member_sig) {
             (Sig::ParameterTypes(field), _) => self.parameter_types(node, field),
+            (Sig::EnclosingParameterTypes(field), _) => {
+                let mut owner = node.parent();
+                while let Some(o) = owner.filter(|o| o.child_by_field_name(field).is_none()) {
+                    owner = o.parent();
+                }
+                owner.map_or_else(String::new, |o| self.parameter_types(o, field))
+            }
+            (Sig::Fixed(text), _) => text.to_owned(),
             (Sig::None, Some(member_sig)) if kind == SymbolKind::Method => member_sig.clone(),
             (Sig::None, _) => String::new(),
         };
@@ -836,12 +883,16 @@ impl<'a> Walker<'a> {
         &mut self,
         node: Node<'_>,
         kind: SymbolKind,
-        list: &str,
+        list: Option<&str>,
         declarator: &str,
         scope: &Scope,
     ) {
         let mut cursor = node.walk();
-        let Some(list) = node.named_children(&mut cursor).find(|n| n.kind() == list) else {
+        let list = match list {
+            Some(list) => node.named_children(&mut cursor).find(|n| n.kind() == list),
+            None => Some(node),
+        };
+        let Some(list) = list else {
             return;
         };
         let mut cursor = list.walk();
@@ -958,6 +1009,13 @@ impl<'a> Walker<'a> {
             }
             Name::Fixed(name) => name.to_owned(),
             Name::SelfType(f) => self.self_type(field(f)?),
+            Name::ChildOfKind(kinds) => {
+                let mut cursor = node.walk();
+                let child = node
+                    .named_children(&mut cursor)
+                    .find(|c| kinds.contains(&c.kind()))?;
+                strip_ws(self.text(child))
+            }
             Name::PathWithoutGenerics(f) => {
                 let path = field(f)?;
                 let path = match path.kind() {
@@ -994,16 +1052,35 @@ impl<'a> Walker<'a> {
         let Some(list) = node.child_by_field_name(field) else {
             return String::new();
         };
-        // Parameters are `parameter` nodes, except that the grammar puts a
-        // `params T[] xs` parameter's type directly on the list.
+        // Parameters are the table's parameter kinds, except that the C#
+        // grammar puts a `params T[] xs` parameter's type directly on the list.
         let mut types: Vec<String> = Vec::new();
         let mut cursor = list.walk();
         if cursor.goto_first_child() {
             loop {
                 let child = cursor.node();
-                if child.kind() == "parameter" {
-                    let ty = child.child_by_field_name("type");
-                    types.push(ty.map(|t| strip_ws(self.text(t))).unwrap_or_default());
+                let param = self
+                    .spec
+                    .parameters
+                    .iter()
+                    .find(|(k, _)| *k == child.kind());
+                if let Some((_, param)) = param {
+                    match param {
+                        Param::Field(f) => {
+                            let ty = child.child_by_field_name(f);
+                            types.push(ty.map(|t| strip_ws(self.text(t))).unwrap_or_default());
+                        }
+                        Param::TextWithout(kinds) => {
+                            let mut inner = child.walk();
+                            let text: String = child
+                                .children(&mut inner)
+                                .filter(|c| !kinds.contains(&c.kind()))
+                                .map(|c| strip_ws(self.text(c)))
+                                .collect();
+                            types.push(text);
+                        }
+                        Param::Skip => {}
+                    }
                 } else if cursor.field_name() == Some("type") {
                     types.push(strip_ws(self.text(child)));
                 }
@@ -1147,6 +1224,7 @@ fn is_type_like(kind: SymbolKind) -> bool {
             | SymbolKind::Class
             | SymbolKind::Interface
             | SymbolKind::Record
+            | SymbolKind::Annotation
     )
 }
 

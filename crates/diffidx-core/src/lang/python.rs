@@ -28,6 +28,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         statement: "expression_statement",
         strings: &["string", "concatenated_string"],
     }),
+    parameters: &[],
     roles: &[
         ("module", Role::Transparent),
         // Conditional definitions: the blocks of these statements.

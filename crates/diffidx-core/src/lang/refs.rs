@@ -88,6 +88,14 @@ pub enum RefRole {
         function: &'static str,
         arguments: &'static str,
     },
+    /// A call that is its own callee: its receiver and name are fields of
+    /// the call (Java's `a.b(c)`, `b(c)`); the table's `paths` must list
+    /// the call's kind with those fields.
+    CallSelf {
+        object: &'static str,
+        name: &'static str,
+        arguments: &'static str,
+    },
     /// A constructor call, `new T(...)`.
     New {
         ty: &'static str,
@@ -102,6 +110,9 @@ pub enum RefRole {
     /// The field's named children are base types of the enclosing type
     /// (supertraits).
     BasesIn { field: &'static str },
+    /// The named children of the child of this kind are base types (Java's
+    /// `implements A, B` holds them in a `type_list`).
+    BasesInChild { kind: &'static str },
     /// `impl Trait for Type`: the type implements the trait.
     ImplTrait { tr: &'static str, ty: &'static str },
     /// C# `using` directive (`global`, `static` and aliases).
@@ -215,6 +226,30 @@ impl<'a> RefWalker<'a> {
                     self.push(node, reference);
                 }
             }
+            RefRole::CallSelf {
+                object,
+                name,
+                arguments,
+            } => {
+                let Some(name_node) = node.child_by_field_name(name) else {
+                    return;
+                };
+                let parts = match node.child_by_field_name(object) {
+                    // `b(c)`: a method of this class (or inherited).
+                    None => Some((
+                        Receiver::Bare,
+                        Vec::new(),
+                        self.text(name_node).trim().to_owned(),
+                    )),
+                    Some(_) => self.split_name(node),
+                };
+                if let Some((receiver, qualifier, name)) = parts {
+                    let reference = self.reference(RefKind::Call, receiver, qualifier, name, node);
+                    let reference =
+                        self.with_arguments(reference, node.child_by_field_name(arguments));
+                    self.push(node, reference);
+                }
+            }
             RefRole::New { ty, arguments } => {
                 let Some(segments) = node.child_by_field_name(ty).and_then(|t| self.segments(t))
                 else {
@@ -277,6 +312,13 @@ impl<'a> RefWalker<'a> {
             RefRole::Bases => self.bases(node, None),
             RefRole::BasesIn { field } => {
                 if let Some(list) = node.child_by_field_name(field) {
+                    self.bases(list, None);
+                }
+            }
+            RefRole::BasesInChild { kind } => {
+                let mut cursor = node.walk();
+                let list = node.named_children(&mut cursor).find(|c| c.kind() == kind);
+                if let Some(list) = list {
                     self.bases(list, None);
                 }
             }

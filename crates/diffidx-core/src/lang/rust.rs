@@ -26,6 +26,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     comment_kinds: &["line_comment", "block_comment"],
     leading_kinds: &["attribute_item"],
     docstrings: None,
+    parameters: &[],
     roles: &[
         ("source_file", Role::Transparent),
         ("declaration_list", Role::Transparent),

@@ -581,3 +581,95 @@ fn python_docstrings_are_comments() {
         hash_of(py(), &first.replace("doc", "cod"), "g")
     );
 }
+
+fn java() -> Language {
+    Language::from_name("java").unwrap()
+}
+
+const JAVA_SAMPLE: &str = r#"package com.acme.billing;
+
+import java.util.List;
+
+/** Invoices. */
+@Entity
+public class Invoice<T> extends Base implements Payable, Comparable<Invoice<T>> {
+    private int a = 1, b;
+    static final String NAME = "x";
+
+    public Invoice(int x) { super(x); }
+    Invoice(List<String> items, String... rest) { this(1); }
+
+    public <U> U convert(final U u, int[] xs) { return u; }
+    void print(Invoice<T> this, int n) {}
+    void show(String s) {
+        Runnable r = new Runnable() { public void run() {} };
+        class Local { void inner() {} }
+    }
+
+    static { init(); }
+    { instance(); }
+
+    public static class Line { int qty; }
+    enum Color { RED, GREEN; Color() {} int rgb() { return 0; } }
+    interface Visitor { int LIMIT = 3; void visit(Line l); }
+    record Point(int x, int y) {
+        Point { if (x < 0) throw new IllegalArgumentException(); }
+        Point(int x) { this(x, 0); }
+    }
+    @interface Audit { String value() default ""; int level(); }
+}
+"#;
+
+#[test]
+fn java_kinds_qualnames_signatures_and_declarators() {
+    let p = "com.acme.billing";
+    let expected: Vec<String> = [
+        "class Invoice",
+        "field Invoice.a",
+        "field Invoice.b",
+        "field Invoice.NAME",
+        "constructor Invoice.Invoice(int)",
+        "constructor Invoice.Invoice(List<String>,String...)",
+        "method Invoice.convert(U,int[])",
+        "method Invoice.print(int)",
+        "method Invoice.show(String)",
+        "class Invoice.Line",
+        "field Invoice.Line.qty",
+        "enum Invoice.Color",
+        "constructor Invoice.Color.Color()",
+        "method Invoice.Color.rgb()",
+        "interface Invoice.Visitor",
+        "field Invoice.Visitor.LIMIT",
+        "method Invoice.Visitor.visit(Line)",
+        "record Invoice.Point",
+        "constructor Invoice.Point.Point(int,int)",
+        "constructor Invoice.Point.Point(int)",
+        "annotation Invoice.Audit",
+        "method Invoice.Audit.value()",
+        "method Invoice.Audit.level()",
+    ]
+    .iter()
+    .map(|s| {
+        let (kind, name) = s.split_once(' ').unwrap();
+        format!("{kind} {p}.{name}")
+    })
+    .collect();
+    assert_eq!(names(java(), JAVA_SAMPLE), expected);
+}
+
+#[test]
+fn java_declarators_have_their_own_text_and_javadoc_is_a_comment() {
+    let a = text_of(java(), JAVA_SAMPLE, "com.acme.billing.Invoice.a");
+    assert_eq!(a, "private int a = 1 ;");
+    let edited = JAVA_SAMPLE.replace("/** Invoices. */", "/** Bills. */");
+    assert_eq!(
+        hash_of(java(), JAVA_SAMPLE, "com.acme.billing.Invoice"),
+        hash_of(java(), &edited, "com.acme.billing.Invoice")
+    );
+    // An anonymous or local class is its method's text.
+    let edited = JAVA_SAMPLE.replace("void inner() {}", "void inner() { go(); }");
+    assert_ne!(
+        hash_of(java(), JAVA_SAMPLE, "com.acme.billing.Invoice.show"),
+        hash_of(java(), &edited, "com.acme.billing.Invoice.show")
+    );
+}

@@ -1,0 +1,153 @@
+//! Java (`.java`): DESIGN.md §2.
+//!
+//! The package prefixes every qualname. Types nest; enum constants,
+//! initializer blocks and anonymous classes are part of their parent's text.
+//! Each declarator of a field is its own symbol, as in C#.
+
+use super::refs::{GraphSpec, Qualifier, RefRole, ScopeRules};
+use super::{LanguageSpec, Name, Param, Role, Sig, SymbolRule};
+use crate::symbol::SymbolKind as K;
+
+const fn container(kind: K) -> Role {
+    Role::Symbol(SymbolRule {
+        body: Some("body"),
+        type_body: true,
+        ..SymbolRule::leaf(kind, Name::Field("name"))
+    })
+}
+
+const fn callable(kind: K, sig: Sig) -> Role {
+    Role::Symbol(SymbolRule {
+        sig,
+        ..SymbolRule::leaf(kind, Name::Field("name"))
+    })
+}
+
+const fn declarators() -> Role {
+    Role::Declarators {
+        kind: K::Field,
+        list: None,
+        declarator: "variable_declarator",
+    }
+}
+
+pub static SPEC: LanguageSpec = LanguageSpec {
+    name: "java",
+    display_name: "Java",
+    extensions: &["java"],
+    grammar: || tree_sitter_java::LANGUAGE.into(),
+    separator: ".",
+    own_name_starts: &[],
+    comment_kinds: &["line_comment", "block_comment"],
+    leading_kinds: &[],
+    docstrings: None,
+    parameters: &[
+        ("formal_parameter", Param::Field("type")),
+        (
+            "spread_parameter",
+            Param::TextWithout(&[
+                "modifiers",
+                "variable_declarator",
+                "annotation",
+                "marker_annotation",
+            ]),
+        ),
+        ("receiver_parameter", Param::Skip),
+    ],
+    roles: &[
+        ("program", Role::Transparent),
+        (
+            "package_declaration",
+            Role::Package(Name::ChildOfKind(&["scoped_identifier", "identifier"])),
+        ),
+        ("class_declaration", container(K::Class)),
+        ("interface_declaration", container(K::Interface)),
+        ("enum_declaration", container(K::Enum)),
+        ("record_declaration", container(K::Record)),
+        ("annotation_type_declaration", container(K::Annotation)),
+        // Enum constants are the enum's text; its members follow them.
+        ("enum_body_declarations", Role::Transparent),
+        (
+            "method_declaration",
+            callable(K::Method, Sig::ParameterTypes("parameters")),
+        ),
+        (
+            "annotation_type_element_declaration",
+            callable(K::Method, Sig::Fixed("()")),
+        ),
+        (
+            "constructor_declaration",
+            callable(K::Constructor, Sig::ParameterTypes("parameters")),
+        ),
+        (
+            "compact_constructor_declaration",
+            callable(K::Constructor, Sig::EnclosingParameterTypes("parameters")),
+        ),
+        ("field_declaration", declarators()),
+        ("constant_declaration", declarators()),
+    ],
+    preprocess: None,
+    graph: GraphSpec {
+        refs: &[
+            (
+                "method_invocation",
+                RefRole::CallSelf {
+                    object: "object",
+                    name: "name",
+                    arguments: "arguments",
+                },
+            ),
+            (
+                "object_creation_expression",
+                RefRole::New {
+                    ty: "type",
+                    arguments: "arguments",
+                },
+            ),
+            (
+                "explicit_constructor_invocation",
+                RefRole::ConstructorChain {
+                    arguments: "argument_list",
+                },
+            ),
+            ("superclass", RefRole::Bases),
+            (
+                "super_interfaces",
+                RefRole::BasesInChild { kind: "type_list" },
+            ),
+            (
+                "extends_interfaces",
+                RefRole::BasesInChild { kind: "type_list" },
+            ),
+        ],
+        paths: &[
+            ("method_invocation", "object", "name", Qualifier::Value),
+            ("field_access", "object", "field", Qualifier::Value),
+            ("scoped_identifier", "scope", "name", Qualifier::Path),
+        ],
+        wrappers: &[("generic_type", None)],
+        this_words: &["this"],
+        base_words: &["super"],
+        literal_types: &[
+            ("decimal_integer_literal", "int"),
+            ("decimal_floating_point_literal", "double"),
+            ("string_literal", "String"),
+            ("true", "boolean"),
+            ("false", "boolean"),
+            ("character_literal", "char"),
+        ],
+        type_parameters: &["type_parameters"],
+        bindings: &[],
+        members_anywhere: &[],
+        parameter_lists: &["formal_parameters"],
+        extension_word: None,
+        path_calls_make_their_type: false,
+        scope: ScopeRules {
+            files_are_modules: false,
+            root_word: None,
+            parent_word: None,
+            current_word: None,
+            members_inherit: true,
+        },
+    },
+};
