@@ -447,3 +447,26 @@ fn java_calls_constructors_and_bases_reach_the_graph() {
     );
     assert_equal_to_fresh_build(&repo);
 }
+
+#[test]
+fn go_calls_and_composite_literals_reach_the_graph() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "store/store.go",
+        "package store\n\ntype Store struct{ n int }\n\n\
+         func New() *Store { return &Store{n: helper(1)} }\n\n\
+         func helper(x int) int { return x }\n\n\
+         func (s *Store) Len() int { return helper(s.n) }\n",
+    );
+    repo.commit("go");
+    succeeded(&repo.diffidx(&["index"]));
+    let callers = json(&repo, &["graph", "store.helper", "--callers", "--json"]);
+    assert_eq!(
+        qualnames(&callers["callers"]),
+        ["store.New", "store.Store.Len"],
+        "{callers}"
+    );
+    let made = json(&repo, &["graph", "store.Store", "--callers", "--json"]);
+    assert_eq!(qualnames(&made["callers"]), ["store.New"], "{made}");
+    assert_equal_to_fresh_build(&repo);
+}

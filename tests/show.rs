@@ -297,3 +297,19 @@ fn java_overloads_varargs_declarators_and_records() {
     assert_same(head_summary(&repo), &expected);
     snapshot("java_overloads_records", &repo);
 }
+
+#[test]
+fn go_receivers_grouped_consts_and_struct_fields() {
+    let repo = fixture_repo("go_receivers_specs");
+    assert_same(
+        head_summary(&repo),
+        &[
+            "MODIFIED const store.Limit pkg/store/store.go:7-7",
+            "MODIFIED struct store.Store pkg/store/store.go:12-15",
+            "MODIFIED method store.Store.Len pkg/store/store.go:26-26",
+            "DELETED function store.helper pkg/store/store.go:27-27",
+            "ADDED function store.New pkg/store/store.go:28-28",
+        ],
+    );
+    snapshot("go_receivers_specs", &repo);
+}

@@ -36,10 +36,12 @@ pub enum SymbolKind {
     Macro,
     /// A Java annotation type (`@interface`).
     Annotation,
+    /// A Go package-level `var`.
+    Var,
 }
 
 impl SymbolKind {
-    pub const ALL: [SymbolKind; 24] = [
+    pub const ALL: [SymbolKind; 25] = [
         SymbolKind::Namespace,
         SymbolKind::Class,
         SymbolKind::Struct,
@@ -64,6 +66,7 @@ impl SymbolKind {
         SymbolKind::Type,
         SymbolKind::Macro,
         SymbolKind::Annotation,
+        SymbolKind::Var,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -92,6 +95,7 @@ impl SymbolKind {
             SymbolKind::Type => "type",
             SymbolKind::Macro => "macro",
             SymbolKind::Annotation => "annotation",
+            SymbolKind::Var => "var",
         }
     }
 

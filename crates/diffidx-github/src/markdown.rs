@@ -676,11 +676,11 @@ mod tests {
     fn a_formatting_only_change_says_so() {
         let mut c = change(&[]);
         let body = render(&c, DEFAULT_BUDGET);
-        assert!(body.contains("No symbol changed: the edits to 1 C# and Rust file only touch comments or formatting."), "{body}");
+        assert!(body.contains("No symbol changed: the edits to 1 C#, Rust, Python, Java and Go file only touch comments or formatting."), "{body}");
         c.source_files = 0;
         let body = render(&c, DEFAULT_BUDGET);
         assert!(
-            body.contains("changes no C# and Rust source files"),
+            body.contains("changes no C#, Rust, Python, Java and Go source files"),
             "{body}"
         );
     }

@@ -15,6 +15,7 @@
 //! and nothing inside an `ERROR` node is trusted as one.
 
 mod csharp;
+mod go;
 mod java;
 pub mod preproc;
 mod python;
@@ -42,7 +43,13 @@ const MAX_EXTRACTED_NAME_BYTES: usize = MAX_NAME_BYTES - 16;
 /// Every supported language, in one list: adding a language is a line here,
 /// its table (a [`LanguageSpec`]) and fixtures. A [`Language`] is a position
 /// in this list.
-static LANGUAGES: &[&LanguageSpec] = &[&csharp::SPEC, &rust::SPEC, &python::SPEC, &java::SPEC];
+static LANGUAGES: &[&LanguageSpec] = &[
+    &csharp::SPEC,
+    &rust::SPEC,
+    &python::SPEC,
+    &java::SPEC,
+    &go::SPEC,
+];
 
 /// A supported language: a handle on its entry in the language list.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -163,6 +170,12 @@ pub enum Role {
     /// Not a symbol: names the package that prefixes every symbol after it
     /// in the same container (Java's `package a.b;`, Go's `package x`).
     Package(Name),
+    /// One symbol per name in field `field`, each with the whole node as its
+    /// text (Go's `const a, b = 1, 2`).
+    Names {
+        kind: SymbolKind,
+        field: &'static str,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -178,6 +191,12 @@ pub struct SymbolRule {
     pub requires_body: bool,
     /// Members are type members (they take `member_kind`).
     pub type_body: bool,
+    /// The kind by the kind of the node in this field, when listed (Go's
+    /// `type X struct{}` is a struct, `type X interface{}` an interface).
+    pub kind_by: Option<(&'static str, &'static [(&'static str, SymbolKind)])>,
+    /// The symbol belongs to the type this names, declared elsewhere (Go's
+    /// method receiver: `func (s *Store) Get()` is `Store.Get`).
+    pub owner: Option<Name>,
 }
 
 impl SymbolRule {
@@ -190,6 +209,8 @@ impl SymbolRule {
             body: None,
             requires_body: false,
             type_body: false,
+            kind_by: None,
+            owner: None,
         }
     }
 }
@@ -215,6 +236,9 @@ pub enum Name {
     /// The first named child of one of these kinds, whitespace removed
     /// (Java's package name, which has no field).
     ChildOfKind(&'static [&'static str]),
+    /// The type named at the bottom of this field, through `type` fields or
+    /// else first named children (Go's receiver `(s *Store[T])`: `Store`).
+    BaseType(&'static str),
 }
 
 /// How a symbol gets its signature.
@@ -719,6 +743,7 @@ impl<'a> Walker<'a> {
                         stack.push(body);
                     }
                 }
+                Some(Role::Names { kind, field }) => self.names(child, kind, field, &scope),
                 Some(Role::Package(name)) => {
                     let Some(name) = self.name(child, name) else {
                         continue;
@@ -830,6 +855,30 @@ impl<'a> Walker<'a> {
             Some(member) if scope.in_type => member,
             _ => rule.kind,
         };
+        let kind = rule
+            .kind_by
+            .and_then(|(field, kinds)| {
+                let by = node.child_by_field_name(field)?;
+                kinds
+                    .iter()
+                    .find(|(k, _)| *k == by.kind())
+                    .map(|(_, kind)| *kind)
+            })
+            .unwrap_or(kind);
+        // A symbol of a type declared elsewhere hangs under that type.
+        let owned;
+        let scope = match rule.owner.and_then(|owner| self.name(node, owner)) {
+            Some(owner) => {
+                let prefix = self.join(&scope.prefix, &owner);
+                owned = Scope {
+                    prefix: prefix.clone(),
+                    parent_by_name: Some(prefix),
+                    ..scope.clone()
+                };
+                &owned
+            }
+            None => scope,
+        };
         let sig = match (rule.sig, &scope.member_sig) {
             (Sig::ParameterTypes(field), _) => self.parameter_types(node, field),
             (Sig::EnclosingParameterTypes(field), _) => {
@@ -939,6 +988,37 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// One symbol per name in `field`, each with the whole node as its text.
+    fn names(&mut self, node: Node<'_>, kind: SymbolKind, field: &str, scope: &Scope) {
+        let mut cursor = node.walk();
+        let names: Vec<String> = node
+            .children_by_field_name(field, &mut cursor)
+            .filter(|n| n.is_named())
+            .map(|n| strip_ws(self.text(n)))
+            .filter(|n| !n.is_empty())
+            .collect();
+        for name in names {
+            let qualname = self.join(&scope.prefix, &name);
+            if !self.within_limits(scope, &qualname, "") {
+                continue;
+            }
+            self.raw.push(RawSymbol {
+                kind,
+                qualname,
+                name,
+                sig: String::new(),
+                parent: scope.parent,
+                parent_by_name: scope.parent_by_name.clone(),
+                bytes: node.byte_range(),
+                excluded: Vec::new(),
+                start_line: node.start_position().row as u32 + 1,
+                end_line: end_line(node),
+                arity: 0,
+                extension: false,
+            });
+        }
+    }
+
     /// How many type parameters a declaration has (by the table's kinds of
     /// type-parameter lists, as a field or a child).
     fn arity(&self, node: Node<'_>) -> u8 {
@@ -1009,6 +1089,15 @@ impl<'a> Walker<'a> {
             }
             Name::Fixed(name) => name.to_owned(),
             Name::SelfType(f) => self.self_type(field(f)?),
+            Name::BaseType(f) => {
+                let mut ty = field(f)?;
+                while ty.named_child_count() > 0 {
+                    ty = ty
+                        .child_by_field_name("type")
+                        .or_else(|| ty.named_child(0))?;
+                }
+                strip_ws(self.text(ty))
+            }
             Name::ChildOfKind(kinds) => {
                 let mut cursor = node.walk();
                 let child = node

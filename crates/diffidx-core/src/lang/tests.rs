@@ -673,3 +673,108 @@ fn java_declarators_have_their_own_text_and_javadoc_is_a_comment() {
         hash_of(java(), &edited, "com.acme.billing.Invoice.show")
     );
 }
+
+fn go() -> Language {
+    Language::from_name("go").unwrap()
+}
+
+const GO_SAMPLE: &str = r#"// Package store keeps things.
+package store
+
+import "fmt"
+
+const Version = "1"
+
+const (
+	A = iota
+	B
+	c, d = 1, 2
+)
+
+var (
+	cache = map[string]int{}
+	hits  int
+)
+
+var once, twice = 1, 2
+
+type Store[T any] struct {
+	items []T
+}
+
+type Getter interface {
+	Get(key string) (int, error)
+	fmt.Stringer
+}
+
+type ID int
+
+type Alias = Store[int]
+
+func New() *Store[int] { return &Store[int]{} }
+
+func (s *Store[T]) Get(key string) (int, error) {
+	f := func() {}
+	_ = f
+	return 0, nil
+}
+
+func (Store[T]) String() string { return "" }
+
+func (id ID) Valid() bool { return id > 0 }
+"#;
+
+#[test]
+fn go_kinds_qualnames_receivers_and_specs() {
+    assert_eq!(
+        names(go(), GO_SAMPLE),
+        [
+            "const store.Version",
+            "const store.A",
+            "const store.B",
+            "const store.c",
+            "const store.d",
+            "var store.cache",
+            "var store.hits",
+            "var store.once",
+            "var store.twice",
+            "struct store.Store",
+            "interface store.Getter",
+            "method store.Getter.Get",
+            "type store.ID",
+            "type store.Alias",
+            "function store.New",
+            "method store.Store.Get",
+            "method store.Store.String",
+            "method store.ID.Valid",
+        ]
+    );
+}
+
+#[test]
+fn go_a_spec_is_the_text_of_each_of_its_names_and_methods_hang_under_their_type() {
+    assert_eq!(text_of(go(), GO_SAMPLE, "store.c"), "c , d = 1 , 2");
+    assert_eq!(text_of(go(), GO_SAMPLE, "store.B"), "B");
+    // `iota` in A changes A, not B.
+    let edited = GO_SAMPLE.replace("A = iota", "A = iota + 1");
+    assert_ne!(
+        hash_of(go(), GO_SAMPLE, "store.A"),
+        hash_of(go(), &edited, "store.A")
+    );
+    assert_eq!(
+        hash_of(go(), GO_SAMPLE, "store.B"),
+        hash_of(go(), &edited, "store.B")
+    );
+    let file = extract(go(), GO_SAMPLE);
+    let store = file
+        .symbols
+        .iter()
+        .position(|s| s.qualname == "store.Store");
+    let get = file
+        .symbols
+        .iter()
+        .find(|s| s.qualname == "store.Store.Get")
+        .unwrap();
+    assert_eq!(get.parent, store);
+    assert_eq!(get.name, "Get");
+}

@@ -1,0 +1,131 @@
+//! Go (`.go`): DESIGN.md §2.
+//!
+//! Qualnames start with the package clause's name. A method hangs under its
+//! receiver's base type (`pkg.Store.Get`, pointer and type parameters
+//! dropped), an interface method under its interface. Each name of a
+//! `const` or `var` spec is its own symbol, with the spec as its text;
+//! struct fields are part of the struct's text.
+
+use super::refs::{GraphSpec, Qualifier, RefRole, ScopeRules};
+use super::{LanguageSpec, Name, Role, SymbolRule};
+use crate::symbol::SymbolKind as K;
+
+pub static SPEC: LanguageSpec = LanguageSpec {
+    name: "go",
+    display_name: "Go",
+    extensions: &["go"],
+    grammar: || tree_sitter_go::LANGUAGE.into(),
+    separator: ".",
+    own_name_starts: &[],
+    comment_kinds: &["comment"],
+    leading_kinds: &[],
+    docstrings: None,
+    parameters: &[],
+    roles: &[
+        ("source_file", Role::Transparent),
+        (
+            "package_clause",
+            Role::Package(Name::ChildOfKind(&["package_identifier"])),
+        ),
+        (
+            "function_declaration",
+            Role::Symbol(SymbolRule::leaf(K::Function, Name::Field("name"))),
+        ),
+        (
+            "method_declaration",
+            Role::Symbol(SymbolRule {
+                owner: Some(Name::BaseType("receiver")),
+                ..SymbolRule::leaf(K::Method, Name::Field("name"))
+            }),
+        ),
+        ("type_declaration", Role::Transparent),
+        (
+            "type_spec",
+            Role::Symbol(SymbolRule {
+                kind_by: Some((
+                    "type",
+                    &[("struct_type", K::Struct), ("interface_type", K::Interface)],
+                )),
+                // An interface's method specs are its members.
+                body: Some("type"),
+                ..SymbolRule::leaf(K::Type, Name::Field("name"))
+            }),
+        ),
+        (
+            "type_alias",
+            Role::Symbol(SymbolRule::leaf(K::Type, Name::Field("name"))),
+        ),
+        (
+            "method_elem",
+            Role::Symbol(SymbolRule::leaf(K::Method, Name::Field("name"))),
+        ),
+        ("const_declaration", Role::Transparent),
+        (
+            "const_spec",
+            Role::Names {
+                kind: K::Const,
+                field: "name",
+            },
+        ),
+        ("var_declaration", Role::Transparent),
+        ("var_spec_list", Role::Transparent),
+        (
+            "var_spec",
+            Role::Names {
+                kind: K::Var,
+                field: "name",
+            },
+        ),
+    ],
+    preprocess: None,
+    graph: GraphSpec {
+        refs: &[
+            (
+                "call_expression",
+                RefRole::Call {
+                    function: "function",
+                    arguments: "arguments",
+                },
+            ),
+            (
+                "composite_literal",
+                RefRole::New {
+                    ty: "type",
+                    arguments: "body",
+                },
+            ),
+        ],
+        paths: &[
+            ("selector_expression", "operand", "field", Qualifier::Value),
+            ("qualified_type", "package", "name", Qualifier::Path),
+        ],
+        wrappers: &[
+            ("generic_type", Some("type")),
+            ("pointer_type", None),
+            ("parenthesized_expression", None),
+        ],
+        this_words: &[],
+        base_words: &[],
+        literal_types: &[
+            ("int_literal", "int"),
+            ("float_literal", "float64"),
+            ("interpreted_string_literal", "string"),
+            ("raw_string_literal", "string"),
+            ("true", "bool"),
+            ("false", "bool"),
+        ],
+        type_parameters: &["type_parameters"],
+        bindings: &[],
+        members_anywhere: &[],
+        parameter_lists: &["parameter_list"],
+        extension_word: None,
+        path_calls_make_their_type: false,
+        scope: ScopeRules {
+            files_are_modules: false,
+            root_word: None,
+            parent_word: None,
+            current_word: None,
+            members_inherit: false,
+        },
+    },
+};
