@@ -470,3 +470,40 @@ fn go_calls_and_composite_literals_reach_the_graph() {
     assert_eq!(qualnames(&made["callers"]), ["store.New"], "{made}");
     assert_equal_to_fresh_build(&repo);
 }
+
+#[test]
+fn typescript_calls_news_and_heritage_reach_the_graph() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/cart.ts",
+        "export interface Payable { pay(): void; }\n\
+         export class Base { log(m: string) {} }\n\
+         export class Cart extends Base implements Payable {\n\
+         \x20 pay() { this.log('p'); helper(1); }\n}\n\
+         export function helper(x: number) { return x; }\n\
+         export const make = () => new Cart();\n",
+    );
+    repo.commit("ts");
+    succeeded(&repo.diffidx(&["index"]));
+    let callers = json(&repo, &["graph", "helper", "--callers", "--json"]);
+    assert_eq!(qualnames(&callers["callers"]), ["Cart.pay"], "{callers}");
+    let callees = json(&repo, &["graph", "Cart.pay", "--callees", "--json"]);
+    assert_eq!(
+        qualnames(&callees["callees"]),
+        ["Base.log", "helper"],
+        "{callees}"
+    );
+    let bases = json(
+        &repo,
+        &["graph", "Cart", "--kind", "class", "--inherits", "--json"],
+    );
+    let mut names = qualnames(&bases["bases"]);
+    names.sort();
+    assert_eq!(names, ["Base", "Payable"], "{bases}");
+    let made = json(
+        &repo,
+        &["graph", "Cart", "--kind", "class", "--callers", "--json"],
+    );
+    assert_eq!(qualnames(&made["callers"]), ["make"], "{made}");
+    assert_equal_to_fresh_build(&repo);
+}

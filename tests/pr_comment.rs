@@ -459,7 +459,7 @@ fn a_formatting_only_pull_request_says_so() {
     ]);
     assert!(
         body.contains(
-            "No symbol changed: the edits to 1 C#, Rust, Python, Java and Go file only touch comments or formatting."
+            "No symbol changed: the edits to 1 source file only touch comments or formatting."
         ),
         "{body}"
     );

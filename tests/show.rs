@@ -313,3 +313,21 @@ fn go_receivers_grouped_consts_and_struct_fields() {
     );
     snapshot("go_receivers_specs", &repo);
 }
+
+#[test]
+fn typescript_exports_overloads_accessors_and_declarators() {
+    let repo = fixture_repo("ts_exports_overloads_accessors");
+    assert_same(
+        head_summary(&repo),
+        &[
+            "MODIFIED namespace Shop src/cart.ts:1-16",
+            "MODIFIED class Shop.Cart src/cart.ts:2-15",
+            "MODIFIED method Shop.Cart.size [get] src/cart.ts:6-8",
+            "MODIFIED method Shop.Cart.add#3 src/cart.ts:12-14",
+            "MODIFIED variable limit src/cart.ts:18-18",
+            "DELETED function legacy src/cart.ts:19-19",
+            "ADDED function default src/cart.ts:20-20",
+        ],
+    );
+    snapshot("ts_exports_overloads_accessors", &repo);
+}

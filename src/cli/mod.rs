@@ -35,7 +35,7 @@ use clap::{Parser, Subcommand};
     version,
     about = "Symbol-level change records for git history",
     long_about = "Symbol-level change records for git history.\n\n\
-        diffidx parses the files a commit changes (C#, Rust, Python, Java, Go) and labels each class, \
+        diffidx parses the files a commit changes (C#, Rust, Python, Java, Go, TypeScript, JavaScript) and labels each class, \
         method and function ADDED, MODIFIED, DELETED or MOVED. Comment- and \
         whitespace-only edits do not count."
 )]

@@ -38,10 +38,12 @@ pub enum SymbolKind {
     Annotation,
     /// A Go package-level `var`.
     Var,
+    /// A TypeScript/JavaScript `const`/`let`/`var` that holds no function.
+    Variable,
 }
 
 impl SymbolKind {
-    pub const ALL: [SymbolKind; 25] = [
+    pub const ALL: [SymbolKind; 26] = [
         SymbolKind::Namespace,
         SymbolKind::Class,
         SymbolKind::Struct,
@@ -67,6 +69,7 @@ impl SymbolKind {
         SymbolKind::Macro,
         SymbolKind::Annotation,
         SymbolKind::Var,
+        SymbolKind::Variable,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -96,6 +99,7 @@ impl SymbolKind {
             SymbolKind::Macro => "macro",
             SymbolKind::Annotation => "annotation",
             SymbolKind::Var => "var",
+            SymbolKind::Variable => "variable",
         }
     }
 

@@ -96,7 +96,13 @@ pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
     out.push_str(MARKER);
     out.push('\n');
     out.push_str("### Symbol changes\n\n");
-    let languages = language_list(change.languages);
+    // Every language diffidx reads needs no list: "source" says it.
+    let every = Language::all().all(|l| change.languages.contains(&l));
+    let languages = if every {
+        "source".to_owned()
+    } else {
+        format!("{} source", language_list(change.languages))
+    };
     let range = format!(
         "{} (merge base) → {}",
         code(short(change.base_sha)),
@@ -128,7 +134,7 @@ pub fn render(change: &PullRequestChange<'_>, budget: usize) -> String {
     if change.deltas.is_empty() {
         if change.source_files == 0 {
             out.push_str(&format!(
-                "This pull request changes no {languages} source files.\n"
+                "This pull request changes no {languages} files.\n"
             ));
         } else {
             out.push_str(&format!(
@@ -676,11 +682,16 @@ mod tests {
     fn a_formatting_only_change_says_so() {
         let mut c = change(&[]);
         let body = render(&c, DEFAULT_BUDGET);
-        assert!(body.contains("No symbol changed: the edits to 1 C#, Rust, Python, Java and Go file only touch comments or formatting."), "{body}");
+        assert!(
+            body.contains(
+                "No symbol changed: the edits to 1 source file only touch comments or formatting."
+            ),
+            "{body}"
+        );
         c.source_files = 0;
         let body = render(&c, DEFAULT_BUDGET);
         assert!(
-            body.contains("changes no C#, Rust, Python, Java and Go source files"),
+            body.contains("This pull request changes no source files."),
             "{body}"
         );
     }

@@ -89,6 +89,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 kind: K::Event,
                 list: Some("variable_declaration"),
                 declarator: "variable_declarator",
+                kind_by: None,
             },
         ),
         (
@@ -97,6 +98,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 kind: K::Field,
                 list: Some("variable_declaration"),
                 declarator: "variable_declarator",
+                kind_by: None,
             },
         ),
     ],

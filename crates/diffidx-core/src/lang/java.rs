@@ -28,6 +28,7 @@ const fn declarators() -> Role {
         kind: K::Field,
         list: None,
         declarator: "variable_declarator",
+        kind_by: None,
     }
 }
 

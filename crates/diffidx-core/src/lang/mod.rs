@@ -15,6 +15,7 @@
 //! and nothing inside an `ERROR` node is trusted as one.
 
 mod csharp;
+mod ecmascript;
 mod go;
 mod java;
 pub mod preproc;
@@ -49,6 +50,9 @@ static LANGUAGES: &[&LanguageSpec] = &[
     &python::SPEC,
     &java::SPEC,
     &go::SPEC,
+    &ecmascript::TYPESCRIPT,
+    &ecmascript::TSX,
+    &ecmascript::JAVASCRIPT,
 ];
 
 /// A supported language: a handle on its entry in the language list.
@@ -152,6 +156,9 @@ pub enum Role {
         /// the declarators' kind.
         list: Option<&'static str>,
         declarator: &'static str,
+        /// Each declarator's kind by the kind of the node in this field
+        /// (TypeScript's `const f = () => {}` is a function).
+        kind_by: Option<KindBy>,
     },
     /// Not a symbol, but it names a scope for its members (Rust `impl`).
     Scope {
@@ -165,7 +172,8 @@ pub enum Role {
     /// Wraps a declaration (Python's decorators, TypeScript's `export`): the
     /// declaration in field `inner` is the symbol, and the wrapper its extent.
     Wrapper {
-        inner: &'static str,
+        /// The fields the declaration may be in, tried in order.
+        inner: &'static [&'static str],
     },
     /// Not a symbol: names the package that prefixes every symbol after it
     /// in the same container (Java's `package a.b;`, Go's `package x`).
@@ -193,7 +201,7 @@ pub struct SymbolRule {
     pub type_body: bool,
     /// The kind by the kind of the node in this field, when listed (Go's
     /// `type X struct{}` is a struct, `type X interface{}` an interface).
-    pub kind_by: Option<(&'static str, &'static [(&'static str, SymbolKind)])>,
+    pub kind_by: Option<KindBy>,
     /// The symbol belongs to the type this names, declared elsewhere (Go's
     /// method receiver: `func (s *Store) Get()` is `Store.Get`).
     pub owner: Option<Name>,
@@ -239,6 +247,11 @@ pub enum Name {
     /// The type named at the bottom of this field, through `type` fields or
     /// else first named children (Go's receiver `(s *Store[T])`: `Store`).
     BaseType(&'static str),
+    /// A field's text without surrounding quotes (`declare module "x"`).
+    Unquoted(&'static str),
+    /// A field's text, or this name when there is no such field (an
+    /// anonymous `export default class {}` is `default`).
+    FieldOr(&'static str, &'static str),
 }
 
 /// How a symbol gets its signature.
@@ -254,7 +267,14 @@ pub enum Sig {
     EnclosingParameterTypes(&'static str),
     /// Always this text (Java annotation elements: `()`).
     Fixed(&'static str),
+    /// The first unnamed child token that is one of these words, else empty
+    /// (TypeScript accessors: `get`, `set`).
+    Keyword(&'static [&'static str]),
 }
+
+/// A kind chosen by the kind of the node in a field: `(field, [(node kind,
+/// symbol kind)])`; other node kinds keep the rule's kind.
+pub type KindBy = (&'static str, &'static [(&'static str, SymbolKind)]);
 
 /// Where a kind of parameter keeps its type, for [`Sig::ParameterTypes`].
 #[derive(Debug, Clone, Copy)]
@@ -756,21 +776,48 @@ impl<'a> Walker<'a> {
                     });
                 }
                 Some(Role::Wrapper { inner }) => {
-                    let Some(declaration) = child.child_by_field_name(inner) else {
+                    let Some(declaration) = inner.iter().find_map(|f| child.child_by_field_name(f))
+                    else {
                         continue;
                     };
-                    if let Some(Role::Symbol(rule)) = self.role(declaration) {
-                        let found = self.symbol(declaration, &rule, &scope, Some(child), None);
-                        if let Some((_, Some(body))) = found {
-                            stack.push(body);
+                    match self.role(declaration) {
+                        Some(Role::Symbol(rule)) => {
+                            let found = self.symbol(declaration, &rule, &scope, Some(child), None);
+                            if let Some((_, Some(body))) = found {
+                                stack.push(body);
+                            }
                         }
+                        Some(Role::Declarators {
+                            kind,
+                            list,
+                            declarator,
+                            kind_by,
+                        }) => {
+                            let rule = DeclaratorRule {
+                                kind,
+                                list,
+                                declarator,
+                                kind_by,
+                            };
+                            self.declarators(declaration, child, &rule, &scope)
+                        }
+                        _ => {}
                     }
                 }
                 Some(Role::Declarators {
                     kind,
                     list,
                     declarator,
-                }) => self.declarators(child, kind, list, declarator, &scope),
+                    kind_by,
+                }) => {
+                    let rule = DeclaratorRule {
+                        kind,
+                        list,
+                        declarator,
+                        kind_by,
+                    };
+                    self.declarators(child, child, &rule, &scope)
+                }
                 Some(Role::Scope {
                     name,
                     body,
@@ -855,16 +902,7 @@ impl<'a> Walker<'a> {
             Some(member) if scope.in_type => member,
             _ => rule.kind,
         };
-        let kind = rule
-            .kind_by
-            .and_then(|(field, kinds)| {
-                let by = node.child_by_field_name(field)?;
-                kinds
-                    .iter()
-                    .find(|(k, _)| *k == by.kind())
-                    .map(|(_, kind)| *kind)
-            })
-            .unwrap_or(kind);
+        let kind = kind_of(node, kind, rule.kind_by);
         // A symbol of a type declared elsewhere hangs under that type.
         let owned;
         let scope = match rule.owner.and_then(|owner| self.name(node, owner)) {
@@ -889,6 +927,15 @@ impl<'a> Walker<'a> {
                 owner.map_or_else(String::new, |o| self.parameter_types(o, field))
             }
             (Sig::Fixed(text), _) => text.to_owned(),
+            (Sig::Keyword(words), _) => {
+                let mut cursor = node.walk();
+                let word = node
+                    .children(&mut cursor)
+                    .filter(|c| !c.is_named())
+                    .map(|c| self.text(c))
+                    .find(|t| words.contains(t));
+                word.unwrap_or_default().to_owned()
+            }
             (Sig::None, Some(member_sig)) if kind == SymbolKind::Method => member_sig.clone(),
             (Sig::None, _) => String::new(),
         };
@@ -928,14 +975,21 @@ impl<'a> Walker<'a> {
         Some((index, body))
     }
 
+    /// One symbol per declarator of `node`; `extent` (the node, or the
+    /// wrapper around it) is the text, less the other declarators.
     fn declarators(
         &mut self,
         node: Node<'_>,
-        kind: SymbolKind,
-        list: Option<&str>,
-        declarator: &str,
+        extent: Node<'_>,
+        rule: &DeclaratorRule,
         scope: &Scope,
     ) {
+        let DeclaratorRule {
+            kind,
+            list,
+            declarator,
+            kind_by,
+        } = *rule;
         let mut cursor = node.walk();
         let list = match list {
             Some(list) => node.named_children(&mut cursor).find(|n| n.kind() == list),
@@ -972,16 +1026,16 @@ impl<'a> Walker<'a> {
                 .collect();
             excluded.extend(commas.iter().cloned());
             self.raw.push(RawSymbol {
-                kind,
+                kind: kind_of(*own, kind, kind_by),
                 qualname,
                 name,
                 sig: String::new(),
                 parent: scope.parent,
                 parent_by_name: scope.parent_by_name.clone(),
-                bytes: node.byte_range(),
+                bytes: extent.byte_range(),
                 excluded,
-                start_line: node.start_position().row as u32 + 1,
-                end_line: end_line(node),
+                start_line: extent.start_position().row as u32 + 1,
+                end_line: end_line(extent),
                 arity: 0,
                 extension: false,
             });
@@ -1089,6 +1143,15 @@ impl<'a> Walker<'a> {
             }
             Name::Fixed(name) => name.to_owned(),
             Name::SelfType(f) => self.self_type(field(f)?),
+            Name::Unquoted(f) => {
+                let text = strip_ws(self.text(field(f)?));
+                text.trim_matches(|c| c == '"' || c == '\'' || c == '`')
+                    .to_owned()
+            }
+            Name::FieldOr(f, fallback) => match field(f) {
+                Some(n) => strip_ws(self.text(n)),
+                None => fallback.to_owned(),
+            },
             Name::BaseType(f) => {
                 let mut ty = field(f)?;
                 while ty.named_child_count() > 0 {
@@ -1180,6 +1243,28 @@ impl<'a> Walker<'a> {
         }
         format!("({})", types.join(","))
     }
+}
+
+/// What a declarators role says, in one value.
+#[derive(Clone, Copy)]
+struct DeclaratorRule {
+    kind: SymbolKind,
+    list: Option<&'static str>,
+    declarator: &'static str,
+    kind_by: Option<KindBy>,
+}
+
+/// `kind`, unless `kind_by` picks another by the node in its field.
+fn kind_of(node: Node<'_>, kind: SymbolKind, kind_by: Option<KindBy>) -> SymbolKind {
+    kind_by
+        .and_then(|(field, kinds)| {
+            let by = node.child_by_field_name(field)?;
+            kinds
+                .iter()
+                .find(|(k, _)| *k == by.kind())
+                .map(|(_, kind)| *kind)
+        })
+        .unwrap_or(kind)
 }
 
 fn strip_ws(s: &str) -> String {

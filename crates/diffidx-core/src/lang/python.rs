@@ -60,7 +60,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         (
             "decorated_definition",
             Role::Wrapper {
-                inner: "definition",
+                inner: &["definition"],
             },
         ),
     ],

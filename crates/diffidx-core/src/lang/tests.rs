@@ -778,3 +778,125 @@ fn go_a_spec_is_the_text_of_each_of_its_names_and_methods_hang_under_their_type(
     assert_eq!(get.parent, store);
     assert_eq!(get.name, "Get");
 }
+
+fn ts() -> Language {
+    Language::from_name("typescript").unwrap()
+}
+
+const TS_SAMPLE: &str = r#"// A module.
+import { x } from "./x";
+
+export namespace Billing {
+  export class Invoice<T> extends Base implements Payable {
+    private total: number = 0;
+    static #secret = 1;
+    constructor(private readonly id: string) { super(); }
+    get amount(): number { return this.total; }
+    set amount(v: number) { this.total = v; }
+    pay(): void;
+    pay(n?: number): void { const inner = () => 1; }
+  }
+  export interface Payable {
+    due: Date;
+    pay(): void;
+  }
+  export enum Color { Red, Green }
+  export type Id = string | number;
+}
+
+declare module "left-pad" {
+  export function pad(s: string): string;
+}
+
+export function top(a: number): number;
+export function top(a: any) { return a; }
+export const handler = async (e: Event) => {}, limit = 3;
+let counter = 0;
+var legacy = function () {};
+export default class {}
+abstract class Shape { abstract area(): number; }
+"#;
+
+#[test]
+fn typescript_kinds_qualnames_accessors_exports_and_declarators() {
+    assert_eq!(
+        names(ts(), TS_SAMPLE),
+        [
+            "namespace Billing",
+            "class Billing.Invoice",
+            "property Billing.Invoice.total",
+            "property Billing.Invoice.#secret",
+            "method Billing.Invoice.constructor",
+            "method Billing.Invoice.amountget",
+            "method Billing.Invoice.amountset",
+            "method Billing.Invoice.pay",
+            "method Billing.Invoice.pay#2",
+            "interface Billing.Payable",
+            "property Billing.Payable.due",
+            "method Billing.Payable.pay",
+            "enum Billing.Color",
+            "type Billing.Id",
+            "namespace left-pad",
+            "function left-pad.pad",
+            "function top",
+            "function top#2",
+            "function handler",
+            "variable limit",
+            "variable counter",
+            "function legacy",
+            "class default",
+            "class Shape",
+            "method Shape.area",
+        ]
+    );
+}
+
+#[test]
+fn typescript_exports_belong_to_their_declaration_and_declarators_have_their_own_text() {
+    let file = extract(ts(), TS_SAMPLE);
+    let ns = file
+        .symbols
+        .iter()
+        .find(|s| s.qualname == "Billing")
+        .unwrap();
+    assert_eq!(ns.start_line, 4);
+    let limit = text_of(ts(), TS_SAMPLE, "limit");
+    assert_eq!(limit, "export const limit = 3 ;");
+    let edited = TS_SAMPLE.replace("limit = 3", "limit = 4");
+    assert_eq!(
+        hash_of(ts(), TS_SAMPLE, "handler"),
+        hash_of(ts(), &edited, "handler")
+    );
+    assert_ne!(
+        hash_of(ts(), TS_SAMPLE, "limit"),
+        hash_of(ts(), &edited, "limit")
+    );
+}
+
+#[test]
+fn javascript_and_tsx_share_the_table() {
+    let js = Language::from_name("javascript").unwrap();
+    let source =
+        "export default function () {}\nclass A { #x = 1; static y; get z() { return 1; } }\n\
+                  const f = function* () {}, g = 2;\nmodule.exports = { f };\n";
+    assert_eq!(
+        names(js, source),
+        [
+            "function default",
+            "class A",
+            "property A.#x",
+            "property A.y",
+            "method A.zget",
+            "function f",
+            "variable g",
+        ]
+    );
+    let tsx = Language::from_name("tsx").unwrap();
+    let source = "export const App = () => <div>{1}</div>;\ninterface Props { n: number }\n";
+    assert_eq!(
+        names(tsx, source),
+        ["function App", "interface Props", "property Props.n"]
+    );
+    assert_eq!(Language::from_path("a/b.mjs"), Some(js));
+    assert_eq!(Language::from_path("a/b.tsx"), Some(tsx));
+}

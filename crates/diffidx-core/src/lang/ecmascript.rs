@@ -1,0 +1,212 @@
+//! TypeScript (`.ts .mts .cts`, and `.tsx` with its own grammar) and
+//! JavaScript (`.js .mjs .cjs .jsx`): DESIGN.md §2.
+//!
+//! The three share their roles, but for what JavaScript lacks (interfaces,
+//! enums, type aliases, namespaces, signatures) and the name of a class
+//! field. An `export` wraps the declaration it exports; an anonymous
+//! `export default` is named `default`. A top-level or namespace-level
+//! `const`/`let`/`var` declarator is a function when its value is an arrow
+//! function or a function expression, a variable otherwise.
+
+use super::refs::{GraphSpec, Qualifier, RefRole, ScopeRules};
+use super::{KindBy, LanguageSpec, Name, Role, Sig, SymbolRule};
+use crate::symbol::SymbolKind as K;
+
+const fn container(kind: K, name: Name) -> Role {
+    Role::Symbol(SymbolRule {
+        body: Some("body"),
+        type_body: true,
+        ..SymbolRule::leaf(kind, name)
+    })
+}
+
+const fn leaf(kind: K) -> Role {
+    Role::Symbol(SymbolRule::leaf(kind, Name::Field("name")))
+}
+
+/// Methods: `get` and `set` accessors carry the word as their sig.
+const fn method() -> Role {
+    Role::Symbol(SymbolRule {
+        sig: Sig::Keyword(&["get", "set"]),
+        ..SymbolRule::leaf(K::Method, Name::Field("name"))
+    })
+}
+
+const FUNCTION_VALUES: KindBy = (
+    "value",
+    &[
+        ("arrow_function", K::Function),
+        ("function_expression", K::Function),
+        ("generator_function", K::Function),
+        ("function", K::Function),
+    ],
+);
+
+const fn declarators() -> Role {
+    Role::Declarators {
+        kind: K::Variable,
+        list: None,
+        declarator: "variable_declarator",
+        kind_by: Some(FUNCTION_VALUES),
+    }
+}
+
+/// The roles of all three grammars. Kinds one grammar lacks never match
+/// in it (JavaScript has no interfaces; its class field is
+/// `field_definition`, TypeScript's `public_field_definition`).
+static ROLES: &[(&str, Role)] = &[
+    ("program", Role::Transparent),
+    // `namespace X {}` is an expression statement in the grammar.
+    ("expression_statement", Role::Transparent),
+    (
+        "export_statement",
+        Role::Wrapper {
+            inner: &["declaration", "value"],
+        },
+    ),
+    (
+        "class_declaration",
+        container(K::Class, Name::Field("name")),
+    ),
+    (
+        "abstract_class_declaration",
+        container(K::Class, Name::Field("name")),
+    ),
+    // Reached only through `export default class {}`.
+    (
+        "class",
+        container(K::Class, Name::FieldOr("name", "default")),
+    ),
+    (
+        "interface_declaration",
+        container(K::Interface, Name::Field("name")),
+    ),
+    ("enum_declaration", leaf(K::Enum)),
+    ("type_alias_declaration", leaf(K::Type)),
+    (
+        "internal_module",
+        container(K::Namespace, Name::Unquoted("name")),
+    ),
+    ("module", container(K::Namespace, Name::Unquoted("name"))),
+    ("ambient_declaration", Role::Transparent),
+    ("function_declaration", leaf(K::Function)),
+    ("generator_function_declaration", leaf(K::Function)),
+    ("function_signature", leaf(K::Function)),
+    // Reached only through `export default function () {}` / `() => {}`.
+    (
+        "function_expression",
+        Role::Symbol(SymbolRule::leaf(
+            K::Function,
+            Name::FieldOr("name", "default"),
+        )),
+    ),
+    (
+        "arrow_function",
+        Role::Symbol(SymbolRule::leaf(K::Function, Name::Fixed("default"))),
+    ),
+    ("lexical_declaration", declarators()),
+    ("variable_declaration", declarators()),
+    ("method_definition", method()),
+    ("method_signature", method()),
+    ("abstract_method_signature", method()),
+    ("public_field_definition", leaf(K::Property)),
+    (
+        "field_definition",
+        Role::Symbol(SymbolRule::leaf(K::Property, Name::Field("property"))),
+    ),
+    ("property_signature", leaf(K::Property)),
+];
+
+const GRAPH: GraphSpec = GraphSpec {
+    refs: &[
+        (
+            "call_expression",
+            RefRole::Call {
+                function: "function",
+                arguments: "arguments",
+            },
+        ),
+        (
+            "new_expression",
+            RefRole::New {
+                ty: "constructor",
+                arguments: "arguments",
+            },
+        ),
+        ("implements_clause", RefRole::Bases),
+        ("extends_type_clause", RefRole::Bases),
+        (
+            "class_heritage",
+            RefRole::BasesInChild {
+                kind: "extends_clause",
+            },
+        ),
+    ],
+    paths: &[
+        ("member_expression", "object", "property", Qualifier::Value),
+        ("nested_identifier", "object", "property", Qualifier::Path),
+    ],
+    wrappers: &[("generic_type", Some("name"))],
+    this_words: &["this"],
+    base_words: &["super"],
+    literal_types: &[
+        ("number", "number"),
+        ("string", "string"),
+        ("template_string", "string"),
+        ("true", "boolean"),
+        ("false", "boolean"),
+    ],
+    type_parameters: &["type_parameters"],
+    bindings: &[],
+    members_anywhere: &[],
+    parameter_lists: &["formal_parameters"],
+    extension_word: None,
+    path_calls_make_their_type: false,
+    scope: ScopeRules {
+        files_are_modules: false,
+        root_word: None,
+        parent_word: None,
+        current_word: None,
+        members_inherit: true,
+    },
+};
+
+/// One spec per grammar; all else is shared.
+const fn spec(
+    name: &'static str,
+    display_name: &'static str,
+    extensions: &'static [&'static str],
+    grammar: fn() -> tree_sitter::Language,
+) -> LanguageSpec {
+    LanguageSpec {
+        name,
+        display_name,
+        extensions,
+        grammar,
+        separator: ".",
+        own_name_starts: &[],
+        comment_kinds: &["comment", "html_comment"],
+        leading_kinds: &[],
+        docstrings: None,
+        parameters: &[],
+        roles: ROLES,
+        preprocess: None,
+        graph: GRAPH,
+    }
+}
+
+pub static TYPESCRIPT: LanguageSpec =
+    spec("typescript", "TypeScript", &["ts", "mts", "cts"], || {
+        tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
+    });
+
+pub static TSX: LanguageSpec = spec("tsx", "TSX", &["tsx"], || {
+    tree_sitter_typescript::LANGUAGE_TSX.into()
+});
+
+pub static JAVASCRIPT: LanguageSpec = spec(
+    "javascript",
+    "JavaScript",
+    &["js", "mjs", "cjs", "jsx"],
+    || tree_sitter_javascript::LANGUAGE.into(),
+);
