@@ -178,25 +178,23 @@ fn unknown_services_missing_repositories_and_empty_windows_say_so() {
         shop.path()
     ));
     let map = map.as_str();
-    let out = context(
-        &shop,
-        &["--service", "checkout", "--since", "0", "--map", map],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    // A usage or configuration error: exit 2, and what stderr says.
+    let refused = |service: &str| -> String {
+        let out = context(
+            &shop,
+            &["--service", service, "--since", "0", "--map", map],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = refused("checkout");
     assert!(
         stderr.contains("unknown service \"checkout\"") && stderr.contains("gone, shop"),
         "{stderr}"
     );
 
-    let out = context(
-        &shop,
-        &["--service", "gone", "--since", "0", "--map", map],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = refused("gone");
     assert!(
         stderr.contains("nowhere/at/all") && stderr.contains("does not exist"),
         "{stderr}"

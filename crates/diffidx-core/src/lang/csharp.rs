@@ -1,7 +1,7 @@
 //! C# (`.cs`): DESIGN.md §2.
 
 use super::refs::{Binding, GraphSpec, Qualifier, RefRole, ScopeRules};
-use super::{preproc, LanguageSpec, Name, Param, Role, Sig, SymbolRule};
+use super::{preproc, DeclaratorRule, LanguageSpec, Name, Param, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
 const fn container(kind: K) -> Role {
@@ -85,21 +85,21 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         ("event_declaration", leaf(K::Event)),
         (
             "event_field_declaration",
-            Role::Declarators {
+            Role::Declarators(DeclaratorRule {
                 kind: K::Event,
                 list: Some("variable_declaration"),
                 declarator: "variable_declarator",
                 kind_by: None,
-            },
+            }),
         ),
         (
             "field_declaration",
-            Role::Declarators {
+            Role::Declarators(DeclaratorRule {
                 kind: K::Field,
                 list: Some("variable_declaration"),
                 declarator: "variable_declarator",
                 kind_by: None,
-            },
+            }),
         ),
     ],
     preprocess: Some(preproc::blank_directives),

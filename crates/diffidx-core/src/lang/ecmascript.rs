@@ -9,7 +9,7 @@
 //! function or a function expression, a variable otherwise.
 
 use super::refs::{GraphSpec, Qualifier, RefRole, ScopeRules};
-use super::{KindBy, LanguageSpec, Name, Role, Sig, SymbolRule};
+use super::{DeclaratorRule, KindBy, LanguageSpec, Name, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
 const fn container(kind: K, name: Name) -> Role {
@@ -43,12 +43,12 @@ const FUNCTION_VALUES: KindBy = (
 );
 
 const fn declarators() -> Role {
-    Role::Declarators {
+    Role::Declarators(DeclaratorRule {
         kind: K::Variable,
         list: None,
         declarator: "variable_declarator",
         kind_by: Some(FUNCTION_VALUES),
-    }
+    })
 }
 
 /// The roles of all three grammars. Kinds one grammar lacks never match
@@ -162,13 +162,7 @@ const GRAPH: GraphSpec = GraphSpec {
     parameter_lists: &["formal_parameters"],
     extension_word: None,
     path_calls_make_their_type: false,
-    scope: ScopeRules {
-        files_are_modules: false,
-        root_word: None,
-        parent_word: None,
-        current_word: None,
-        members_inherit: true,
-    },
+    scope: ScopeRules::by_name(true),
 };
 
 /// One spec per grammar; all else is shared.

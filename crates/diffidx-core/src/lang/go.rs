@@ -120,12 +120,6 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         parameter_lists: &["parameter_list"],
         extension_word: None,
         path_calls_make_their_type: false,
-        scope: ScopeRules {
-            files_are_modules: false,
-            root_word: None,
-            parent_word: None,
-            current_word: None,
-            members_inherit: false,
-        },
+        scope: ScopeRules::by_name(false),
     },
 };

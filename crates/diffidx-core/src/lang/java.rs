@@ -5,7 +5,7 @@
 //! Each declarator of a field is its own symbol, as in C#.
 
 use super::refs::{GraphSpec, Qualifier, RefRole, ScopeRules};
-use super::{LanguageSpec, Name, Param, Role, Sig, SymbolRule};
+use super::{DeclaratorRule, LanguageSpec, Name, Param, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
 const fn container(kind: K) -> Role {
@@ -24,12 +24,12 @@ const fn callable(kind: K, sig: Sig) -> Role {
 }
 
 const fn declarators() -> Role {
-    Role::Declarators {
+    Role::Declarators(DeclaratorRule {
         kind: K::Field,
         list: None,
         declarator: "variable_declarator",
         kind_by: None,
-    }
+    })
 }
 
 pub static SPEC: LanguageSpec = LanguageSpec {
@@ -143,12 +143,6 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         parameter_lists: &["formal_parameters"],
         extension_word: None,
         path_calls_make_their_type: false,
-        scope: ScopeRules {
-            files_are_modules: false,
-            root_word: None,
-            parent_word: None,
-            current_word: None,
-            members_inherit: true,
-        },
+        scope: ScopeRules::by_name(true),
     },
 };

@@ -149,17 +149,9 @@ pub enum Role {
     /// Not a symbol; its named children are walked in the same scope.
     Transparent,
     Symbol(SymbolRule),
-    /// One symbol per declarator (C# and Java fields, C# event fields).
-    Declarators {
-        kind: SymbolKind,
-        /// The child holding the declarators (`None`: the node itself), and
-        /// the declarators' kind.
-        list: Option<&'static str>,
-        declarator: &'static str,
-        /// Each declarator's kind by the kind of the node in this field
-        /// (TypeScript's `const f = () => {}` is a function).
-        kind_by: Option<KindBy>,
-    },
+    /// One symbol per declarator (C# and Java fields, C# event fields,
+    /// TypeScript's `const a = 1, b = 2`).
+    Declarators(DeclaratorRule),
     /// Not a symbol, but it names a scope for its members (Rust `impl`).
     Scope {
         name: Name,
@@ -787,37 +779,13 @@ impl<'a> Walker<'a> {
                                 stack.push(body);
                             }
                         }
-                        Some(Role::Declarators {
-                            kind,
-                            list,
-                            declarator,
-                            kind_by,
-                        }) => {
-                            let rule = DeclaratorRule {
-                                kind,
-                                list,
-                                declarator,
-                                kind_by,
-                            };
+                        Some(Role::Declarators(rule)) => {
                             self.declarators(declaration, child, &rule, &scope)
                         }
                         _ => {}
                     }
                 }
-                Some(Role::Declarators {
-                    kind,
-                    list,
-                    declarator,
-                    kind_by,
-                }) => {
-                    let rule = DeclaratorRule {
-                        kind,
-                        list,
-                        declarator,
-                        kind_by,
-                    };
-                    self.declarators(child, child, &rule, &scope)
-                }
+                Some(Role::Declarators(rule)) => self.declarators(child, child, &rule, &scope),
                 Some(Role::Scope {
                     name,
                     body,
@@ -1025,20 +993,8 @@ impl<'a> Walker<'a> {
                 .map(|d| d.byte_range())
                 .collect();
             excluded.extend(commas.iter().cloned());
-            self.raw.push(RawSymbol {
-                kind: kind_of(*own, kind, kind_by),
-                qualname,
-                name,
-                sig: String::new(),
-                parent: scope.parent,
-                parent_by_name: scope.parent_by_name.clone(),
-                bytes: extent.byte_range(),
-                excluded,
-                start_line: extent.start_position().row as u32 + 1,
-                end_line: end_line(extent),
-                arity: 0,
-                extension: false,
-            });
+            let kind = kind_of(*own, kind, kind_by);
+            self.push_declared(kind, name, qualname, scope, extent, excluded);
         }
     }
 
@@ -1056,21 +1012,35 @@ impl<'a> Walker<'a> {
             if !self.within_limits(scope, &qualname, "") {
                 continue;
             }
-            self.raw.push(RawSymbol {
-                kind,
-                qualname,
-                name,
-                sig: String::new(),
-                parent: scope.parent,
-                parent_by_name: scope.parent_by_name.clone(),
-                bytes: node.byte_range(),
-                excluded: Vec::new(),
-                start_line: node.start_position().row as u32 + 1,
-                end_line: end_line(node),
-                arity: 0,
-                extension: false,
-            });
+            self.push_declared(kind, name, qualname, scope, node, Vec::new());
         }
+    }
+
+    /// A symbol that one of several names of `extent` declares (a
+    /// declarator, a spec name): no sig, its text `extent` less `excluded`.
+    fn push_declared(
+        &mut self,
+        kind: SymbolKind,
+        name: String,
+        qualname: String,
+        scope: &Scope,
+        extent: Node<'_>,
+        excluded: Vec<Range<usize>>,
+    ) {
+        self.raw.push(RawSymbol {
+            kind,
+            qualname,
+            name,
+            sig: String::new(),
+            parent: scope.parent,
+            parent_by_name: scope.parent_by_name.clone(),
+            bytes: extent.byte_range(),
+            excluded,
+            start_line: extent.start_position().row as u32 + 1,
+            end_line: end_line(extent),
+            arity: 0,
+            extension: false,
+        });
     }
 
     /// How many type parameters a declaration has (by the table's kinds of
@@ -1245,13 +1215,17 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// What a declarators role says, in one value.
-#[derive(Clone, Copy)]
-struct DeclaratorRule {
-    kind: SymbolKind,
-    list: Option<&'static str>,
-    declarator: &'static str,
-    kind_by: Option<KindBy>,
+/// How a node declares several symbols, one per declarator.
+#[derive(Debug, Clone, Copy)]
+pub struct DeclaratorRule {
+    pub kind: SymbolKind,
+    /// The child holding the declarators (`None`: the node itself).
+    pub list: Option<&'static str>,
+    /// The declarators' kind.
+    pub declarator: &'static str,
+    /// Each declarator's kind by the kind of the node in this field
+    /// (TypeScript's `const f = () => {}` is a function).
+    pub kind_by: Option<KindBy>,
 }
 
 /// `kind`, unless `kind_by` picks another by the node in its field.

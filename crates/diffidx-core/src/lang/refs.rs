@@ -142,6 +142,20 @@ pub struct ScopeRules {
     pub members_inherit: bool,
 }
 
+impl ScopeRules {
+    /// Names resolve across the repository by name and enclosing scope, with
+    /// no module paths (Python, Java, Go, TypeScript until imports are read).
+    pub const fn by_name(members_inherit: bool) -> ScopeRules {
+        ScopeRules {
+            files_are_modules: false,
+            root_word: None,
+            parent_word: None,
+            current_word: None,
+            members_inherit,
+        }
+    }
+}
+
 /// A reference found in the tree, with its byte offset (to find the
 /// declaration it belongs to).
 pub(crate) struct Found {
