@@ -85,7 +85,9 @@ impl Server {
     fn lines_until(&self, expected: &str) -> Vec<String> {
         let mut before = Vec::new();
         loop {
-            let line = self.next_line();
+            let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) else {
+                panic!("no {expected:?} from the server within 10 s; it said {before:?}");
+            };
             if line == expected {
                 return before;
             }
@@ -352,4 +354,41 @@ fn the_server_answers_search_like_the_store() {
     );
     assert_eq!(run(&by_text, true), direct_text);
     assert!(server.next_line().starts_with("search for \"basket\": "));
+}
+
+/// A store caught mid-write may fail to open for other reasons than "a
+/// writer holds it" (changes to replay, files being replaced). The server
+/// must keep trying until it opens: it once gave up after one such failure
+/// and answered nothing from the store again.
+#[test]
+fn a_server_keeps_trying_to_reopen_a_store_it_released() {
+    let repo = repo_with_history();
+    let server = Server::start(&repo, "60");
+    let direct = log_json(&repo, false);
+    assert_eq!(log_json(&repo, true), direct);
+    server.lines_until("history of Cart.Total: 2 entries");
+
+    // Ask for the store as a writer does, then let the server find an
+    // unreadable file in its place for a while.
+    let store = repo.path().join(".git/diffidx/graph.kuzu");
+    let saved = repo.path().join(".git/diffidx/graph.kuzu.saved");
+    let mut stream =
+        std::os::unix::net::UnixStream::connect(repo.path().join(".git/diffidx/query.sock"))
+            .unwrap();
+    std::fs::rename(&store, &saved).unwrap();
+    std::fs::write(&store, vec![0x5a; 8192]).unwrap();
+    std::io::Write::write_all(&mut stream, b"{\"op\":\"release\"}\n").unwrap();
+    let mut reply = String::new();
+    BufReader::new(&stream).read_line(&mut reply).unwrap();
+    assert!(reply.contains("\"ok\":true"), "{reply}");
+    assert_eq!(server.next_line(), "released the store to a writer");
+    let failed = server.next_line();
+    assert!(
+        failed.starts_with("could not reopen the store yet: "),
+        "{failed}"
+    );
+
+    std::fs::rename(&saved, &store).unwrap();
+    server.lines_until("reopened the store after a writer");
+    assert_eq!(log_json(&repo, true), direct);
 }

@@ -113,8 +113,18 @@ pub fn serve(
                         Some((stream, request)) => {
                             reply(&stream, &request, *response, &mut on_request)
                         }
-                        None if response.busy => clients.reopen_when_free = true,
-                        None => {}
+                        // Released to a writer: keep trying on ticks. A
+                        // store caught mid-write may fail other ways than
+                        // "busy" (changes to replay, files being replaced).
+                        None => {
+                            if !response.busy {
+                                on_request(&format!(
+                                    "could not reopen the store yet: {}",
+                                    response.error.as_deref().unwrap_or("unknown")
+                                ));
+                            }
+                            clients.reopen_when_free = true;
+                        }
                     }
                     continue;
                 }
@@ -122,9 +132,12 @@ pub fn serve(
             let reader = match store.reader() {
                 Ok(reader) => reader,
                 Err(e) => {
-                    if let Some((stream, request)) = pending {
-                        let failure = Response::failure(e.to_string());
-                        reply(&stream, &request, failure, &mut on_request);
+                    match pending {
+                        Some((stream, request)) => {
+                            let failure = Response::failure(e.to_string());
+                            reply(&stream, &request, failure, &mut on_request);
+                        }
+                        None => clients.reopen_when_free = true,
                     }
                     continue;
                 }
