@@ -10,49 +10,20 @@
 #[path = "../crates/diffidx-core/benches/gen/mod.rs"]
 mod gen;
 
-use std::path::Path;
+#[path = "process/mod.rs"]
+#[allow(dead_code)] // shared with the backfill bench, which uses all of it
+mod process;
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_git-diffidx")
-}
+use process::{bin, run_sampling, status_kib};
 
 fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// A `/proc/PID/status` field in KiB (`VmHWM`, `VmRSS`).
-fn status_kib(pid: u32, field: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = text.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Runs to the end, sampling the peak RSS; returns (time, peak MiB).
-fn run_sampling(dir: &Path, args: &[&str]) -> (Duration, f64) {
-    let start = Instant::now();
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut peak = 0u64;
-    loop {
-        if let Some(hwm) = status_kib(child.id(), "VmHWM:") {
-            peak = peak.max(hwm);
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            assert!(status.success(), "{args:?} failed");
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    (start.elapsed(), peak as f64 / 1024.0)
 }
 
 fn main() {
@@ -66,7 +37,8 @@ fn main() {
         generated.as_secs_f64()
     );
 
-    let (took, peak) = run_sampling(dir.path(), &["index", "-q", "--days", "1000000"]);
+    let backfill = run_sampling(dir.path(), &["index", "-q", "--days", "1000000"]);
+    let (took, peak) = (backfill.took, backfill.peak_mib);
     println!(
         "backfill of {commits} commits: {:.1} s ({:.0} commits/s), peak RSS {peak:.0} MiB (ceiling {ceiling:.0} MiB)",
         took.as_secs_f64(),

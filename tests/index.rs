@@ -1090,3 +1090,57 @@ fn a_large_index_run_leaves_its_notes_packed() {
     assert_eq!(history(&repo, "f").len(), 211);
     repo.ok(&["fsck"]);
 }
+
+/// `index --timings` says where the run's time went, stage by stage, and
+/// the stages add up to the run.
+#[test]
+fn timings_break_a_run_down_by_stage() {
+    let mut repo = TestRepo::new();
+    repo.write("src/Cart.cs", "class Cart { int Total() => 1; }\n");
+    repo.commit("cart");
+    repo.write("src/Cart.cs", "class Cart { int Total() => 2; }\n");
+    repo.commit("total");
+    let out = repo.diffidx(&["index", "--quiet", "--timings"]);
+    common::succeeded(&out);
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    let mut lines = said.lines();
+    let head = lines.next().unwrap_or_default();
+    assert!(
+        head.starts_with("timings: 2 commits computed in "),
+        "{said}"
+    );
+    let stages: Vec<(String, f64, f64)> = lines
+        .map(|line| {
+            let (name, rest) = line.trim().split_at(11);
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let secs: f64 = fields[0].parse().unwrap();
+            let share: f64 = fields[2].trim_end_matches('%').parse().unwrap();
+            (name.trim().to_owned(), secs, share)
+        })
+        .collect();
+    let names: Vec<&str> = stages.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "sync",
+            "walk",
+            "tree diff",
+            "read blobs",
+            "parse",
+            "extract",
+            "label",
+            "notes",
+            "store",
+            "graph",
+            "search",
+            "compact",
+            "other"
+        ],
+        "{said}"
+    );
+    let total_share: f64 = stages.iter().map(|(_, _, share)| share).sum();
+    assert!((total_share - 100.0).abs() < 1.0, "{said}");
+    // Opening and writing a Kuzu store takes milliseconds at least.
+    let store = stages.iter().find(|(n, _, _)| n == "store").unwrap();
+    assert!(store.1 > 0.0, "{said}");
+}

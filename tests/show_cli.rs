@@ -397,3 +397,52 @@ fn long_output_goes_through_the_pager_only_on_a_terminal() {
     );
     assert!(!String::from_utf8_lossy(&piped.stdout).contains("PAGED:"));
 }
+
+/// A minified bundle (every function on one line) and a file over the parse
+/// budget are reported and skipped; the commit's other files are indexed.
+#[test]
+fn minified_code_and_files_over_the_parse_budget_are_reported_and_skipped() {
+    let mut repo = TestRepo::new();
+    let bundle: Vec<String> = (0..300)
+        .map(|i| format!("function f{i}(a){{return a+{i}}}"))
+        .collect();
+    repo.write("dist/app.min.js", bundle.join(";") + "\n");
+    repo.write("src/app.js", "function main() {\n  return 1;\n}\n");
+    repo.commit("bundle");
+    let json = repo.ok(&["show", "--json"]);
+    assert_eq!(summarize(&json), ["ADDED function main src/app.js:1-3"]);
+    assert!(
+        json.contains("\"path\":\"dist/app.min.js\",\"problem\":\"minified\""),
+        "{json}"
+    );
+    assert!(json.contains("300 symbols start on line 1"), "{json}");
+    let human = repo.ok(&["show"]);
+    assert!(human.contains("dist/app.min.js"), "{human}");
+    assert!(human.contains("minified"), "{human}");
+
+    // The limit is a setting.
+    repo.git(&["config", "diffidx.maxSymbolsPerLine", "1000"]);
+    let json = repo.ok(&["show", "--json"]);
+    assert_eq!(summarize(&json).len(), 301, "{json}");
+    assert!(!json.contains("minified"), "{json}");
+
+    // So is the parse budget (a step is 100 parse operations: the bundle
+    // takes many, the three-line file none).
+    repo.git(&["config", "diffidx.maxParseSteps", "1"]);
+    let json = repo.ok(&["show", "--json"]);
+    assert_eq!(summarize(&json), ["ADDED function main src/app.js:1-3"]);
+    assert!(
+        json.contains("\"path\":\"dist/app.min.js\",\"problem\":\"parse_budget\""),
+        "{json}"
+    );
+    // And `index` records the same note, and says what it skipped.
+    let out = repo.diffidx(&["index"]);
+    common::succeeded(&out);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("skipped 1 file version (1 parse_budget); the first, dist/app.min.js in "),
+        "{said}"
+    );
+    let note = repo.ok(&["show", "--json"]);
+    assert!(note.contains("parse_budget"), "{note}");
+}

@@ -3,7 +3,9 @@
 use clap::Args;
 use diffidx_lib::index::{index, IndexOptions};
 
-use super::util::{index_summary, push_summary, Bar, Context, LimitArgs, WindowArgs};
+use super::util::{
+    index_summary, push_summary, timings_table, Bar, Context, LimitArgs, WindowArgs,
+};
 
 #[derive(Args)]
 pub struct IndexArgs {
@@ -19,6 +21,10 @@ pub struct IndexArgs {
     /// Print nothing on success.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Print where the time went, per stage, on stderr (even with --quiet).
+    #[arg(long)]
+    pub timings: bool,
 
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -36,6 +42,9 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<()> {
     progress.finish();
     if !args.quiet {
         eprint!("{}", index_summary(&report));
+    }
+    if args.timings {
+        eprint!("{}", timings_table(&report.times, report.computed));
     }
     // With Neo4j credentials, push too; a Neo4j that is down does not fail indexing.
     let started = std::time::Instant::now();

@@ -350,6 +350,29 @@ pub fn index_summary(report: &IndexReport) -> String {
             report.computed, report.imported, report.loaded
         ));
     }
+    if !report.skipped.is_empty() {
+        let total: usize = report.skipped.values().map(|s| s.count).sum();
+        let reasons: Vec<String> = report
+            .skipped
+            .iter()
+            .map(|(problem, skips)| format!("{} {}", skips.count, problem.as_str()))
+            .collect();
+        let (problem, first) = report
+            .skipped
+            .iter()
+            .next()
+            .map(|(problem, skips)| (problem, &skips.first))
+            .expect("not empty");
+        let short = &first.0[..first.0.len().min(12)];
+        out.push_str(&format!(
+            "skipped {total} file {} ({}); the first, {} in {short}, {} \
+             (`git diffidx show {short}` lists them)\n",
+            if total == 1 { "version" } else { "versions" },
+            reasons.join(", "),
+            first.1,
+            problem.describe()
+        ));
+    }
     for (commit, reason) in &report.rejected {
         out.push_str(&format!(
             "warning: the note of {commit} was rejected and recomputed: {reason}\n"
@@ -363,6 +386,31 @@ pub fn index_summary(report: &IndexReport) -> String {
         ));
     }
     out.push_str(&compaction_summary(report));
+    out
+}
+
+/// `index --timings`: each stage's time and share of the run, and the rate.
+pub fn timings_table(times: &diffidx_lib::index::IndexTimes, computed: usize) -> String {
+    let total = times.total.as_secs_f64();
+    let mut out = format!(
+        "timings: {computed} commits computed in {total:.2} s ({:.0} commits/s)\n",
+        computed as f64 / total.max(1e-9)
+    );
+    let mut counted = 0.0;
+    for (stage, time) in times.stages() {
+        let secs = time.as_secs_f64();
+        counted += secs;
+        out.push_str(&format!(
+            "  {stage:<11} {secs:>8.3} s {:>5.1}%\n",
+            100.0 * secs / total.max(1e-9)
+        ));
+    }
+    let other = (total - counted).max(0.0);
+    out.push_str(&format!(
+        "  {:<11} {other:>8.3} s {:>5.1}%\n",
+        "other",
+        100.0 * other / total.max(1e-9)
+    ));
     out
 }
 

@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use gix::ObjectId;
 
@@ -14,7 +15,7 @@ use crate::delta::{self, FileVersion, Labeled, Status, SymbolDelta};
 use crate::error::{Error, Result};
 use crate::git::hunks::{diff_lines, LineChange};
 use crate::git::{patch, CommitInfo, FileChange, Repo};
-use crate::lang::{Extractor, Language, ParseState};
+use crate::lang::{Extractor, Language, Limits, ParseState};
 use crate::note::{tool_name, Diagnostic, NoteDocument, Problem, NOTE_VERSION};
 use crate::source::{normalize, Unreadable};
 use crate::symbol::FileSymbols;
@@ -24,6 +25,8 @@ use crate::symbol::FileSymbols;
 pub struct DiffOptions {
     /// Blobs larger than this are skipped and reported (default 1 MiB).
     pub max_file_size: usize,
+    /// Per-file budgets: a file over one is skipped and reported.
+    pub limits: Limits,
     /// Bytes of parsed source the blob cache may hold before evicting.
     pub cache_bytes: usize,
     /// The languages to look at; files of the others are ignored. Notes are
@@ -35,6 +38,7 @@ impl Default for DiffOptions {
     fn default() -> Self {
         DiffOptions {
             max_file_size: 1024 * 1024,
+            limits: Limits::default(),
             cache_bytes: 96 * 1024 * 1024,
             languages: Language::all().collect(),
         }
@@ -104,13 +108,28 @@ pub struct DiffStats {
     pub blobs_parsed: u64,
     pub bytes_parsed: u64,
     pub cache_hits: u64,
+    /// Where the time went, so a regression shows which stage grew.
+    pub time: DiffTimes,
+}
+
+/// Time spent per stage of diffing (parse and extract are the extractor's).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DiffTimes {
+    /// Changed files between two trees (rename detection included).
+    pub tree_diff: Duration,
+    /// Reading blobs and normalizing their text.
+    pub read: Duration,
+    pub parse: Duration,
+    pub extract: Duration,
+    /// Hunks, labels, moves and lineage.
+    pub label: Duration,
 }
 
 impl<'r> SymbolDiffer<'r> {
     pub fn new(repo: &'r Repo, options: DiffOptions) -> Result<Self> {
         Ok(SymbolDiffer {
             repo,
-            extractor: Extractor::new()?,
+            extractor: Extractor::new()?.with_limits(options.limits),
             cache: BlobCache::new(options.cache_bytes),
             options,
             stats: DiffStats::default(),
@@ -120,6 +139,16 @@ impl<'r> SymbolDiffer<'r> {
     /// The repository this differ reads.
     pub fn repo(&self) -> &'r Repo {
         self.repo
+    }
+
+    /// What this differ did so far, with the extractor's parse and extract
+    /// times.
+    pub fn stats(&self) -> DiffStats {
+        let (parse, extract) = self.extractor.times();
+        let mut stats = self.stats;
+        stats.time.parse = parse;
+        stats.time.extract = extract;
+        stats
     }
 
     /// The note document of one commit, against its first parent. A merge
@@ -213,8 +242,10 @@ impl<'r> SymbolDiffer<'r> {
 
     /// The net symbol change between two trees (`None` = the empty tree).
     pub fn diff_trees(&mut self, old: Option<ObjectId>, new: ObjectId) -> Result<TreeDiff> {
+        let started = Instant::now();
         let files = self.repo.changed_files(old, new)?;
         let files = split_language_changes(files, &self.options.languages);
+        self.stats.time.tree_diff += started.elapsed();
         // A partial clone fetches the source blobs it lacks in one go; what
         // could not be fetched is reported per file when loaded.
         if self.repo.promisor_remote().is_some() {
@@ -239,7 +270,10 @@ impl<'r> SymbolDiffer<'r> {
                 Err(diagnostic) => diagnostics.push(diagnostic),
             }
         }
-        Ok(label_all(pairs, diagnostics))
+        let started = Instant::now();
+        let labeled = label_all(pairs, diagnostics);
+        self.stats.time.label += started.elapsed();
+        Ok(labeled)
     }
 
     /// The symbol change a unified diff makes to `base` (a commit): pre-images
@@ -285,7 +319,11 @@ impl<'r> SymbolDiffer<'r> {
              -> std::result::Result<Side, Diagnostic> {
                 let source = normalize(text.as_bytes(), self.options.max_file_size)
                     .map_err(|why| unreadable(path, &why))?;
-                let symbols = self.extractor.extract(lang, &source.text);
+                let extracted = self.extractor.extract_incremental(lang, &source.text, None);
+                if let Some(why) = extracted.over_limit {
+                    return Err(unreadable(path, &Unreadable::OverLimit(why)));
+                }
+                let symbols = extracted.symbols;
                 Ok(Side {
                     path: path.to_owned(),
                     blob: Arc::new(ParsedBlob {
@@ -369,12 +407,16 @@ impl<'r> SymbolDiffer<'r> {
             return Ok(None);
         }
         // Parsed already this run: its tree is reused, not parsed again.
-        if let Some(Ok(parsed)) = self.cache.get(&(blob, language)) {
-            let base = parsed.state.as_ref().map(|s| (s, parsed.text.as_str()));
-            return Ok(self
-                .extractor
-                .extract_facts(language, &parsed.text, base)
-                .facts);
+        match self.cache.get(&(blob, language)) {
+            Some(Ok(parsed)) => {
+                let base = parsed.state.as_ref().map(|s| (s, parsed.text.as_str()));
+                return Ok(self
+                    .extractor
+                    .extract_facts(language, &parsed.text, base)
+                    .facts);
+            }
+            Some(Err(_)) => return Ok(None),
+            None => {}
         }
         // Otherwise one parse gives both (the graph's files need no cache
         // entry: nothing diffs them against a successor in this run).
@@ -460,6 +502,7 @@ impl<'r> SymbolDiffer<'r> {
             self.stats.cache_hits += 1;
             return Ok(hit);
         }
+        let started = Instant::now();
         // The header lookup finds a missing blob; only then is it looked
         // into (and, in a partial clone, fetched). Not cached: a later
         // fetch may still bring it.
@@ -488,7 +531,9 @@ impl<'r> SymbolDiffer<'r> {
             })
         } else {
             let bytes = self.repo.blob(blob)?;
-            match normalize(&bytes, self.options.max_file_size) {
+            let normalized = normalize(&bytes, self.options.max_file_size);
+            self.stats.time.read += started.elapsed();
+            match normalized {
                 Ok(source) => {
                     self.stats.blobs_parsed += 1;
                     self.stats.bytes_parsed += source.text.len() as u64;
@@ -496,12 +541,15 @@ impl<'r> SymbolDiffer<'r> {
                     let extracted =
                         self.extractor
                             .extract_incremental(language, &source.text, base);
-                    Ok(Arc::new(ParsedBlob {
-                        text: source.text,
-                        symbols: Arc::new(extracted.symbols),
-                        lossy: source.lossy,
-                        state: extracted.state,
-                    }))
+                    match extracted.over_limit {
+                        Some(why) => Err(Unreadable::OverLimit(why)),
+                        None => Ok(Arc::new(ParsedBlob {
+                            text: source.text,
+                            symbols: Arc::new(extracted.symbols),
+                            lossy: source.lossy,
+                            state: extracted.state,
+                        })),
+                    }
                 }
                 Err(why) => Err(why),
             }
@@ -533,6 +581,10 @@ fn unreadable(path: &str, why: &Unreadable) -> Diagnostic {
             Unreadable::Binary => Problem::Binary,
             Unreadable::TooLarge { .. } => Problem::TooLarge,
             Unreadable::Missing { .. } => Problem::Missing,
+            Unreadable::OverLimit(crate::lang::OverLimit::ParseSteps { .. }) => {
+                Problem::ParseBudget
+            }
+            Unreadable::OverLimit(crate::lang::OverLimit::CrowdedLine { .. }) => Problem::Minified,
         },
         detail: Some(why.to_string()),
     }

@@ -39,7 +39,7 @@ pub struct Diagnostic {
     pub detail: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Problem {
     /// tree-sitter reported syntax errors; symbols are those that parsed.
@@ -58,9 +58,41 @@ pub enum Problem {
     NameTooLong,
     /// Skipped: its content is not in this clone and could not be fetched.
     Missing,
+    /// Skipped: parsing it took more work than the per-file budget.
+    ParseBudget,
+    /// Skipped: so many symbols on one line that it is minified or
+    /// generated code.
+    Minified,
 }
 
 impl Problem {
+    /// The file was skipped whole (not indexed as far as it could be read).
+    pub fn is_skip(self) -> bool {
+        matches!(
+            self,
+            Problem::Binary
+                | Problem::TooLarge
+                | Problem::Missing
+                | Problem::ParseBudget
+                | Problem::Minified
+        )
+    }
+
+    /// The snake_case name notes use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Problem::ParseErrors => "parse_errors",
+            Problem::InvalidUtf8 => "invalid_utf8",
+            Problem::Binary => "binary",
+            Problem::TooLarge => "too_large",
+            Problem::TooDeep => "too_deep",
+            Problem::NameTooLong => "name_too_long",
+            Problem::Missing => "missing",
+            Problem::ParseBudget => "parse_budget",
+            Problem::Minified => "minified",
+        }
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
             Problem::ParseErrors => "has syntax errors; indexed as far as it parses",
@@ -74,6 +106,10 @@ impl Problem {
                 "has names too long to record; those symbols are indexed as part of their container"
             }
             Problem::Missing => "could not be read (not in this clone); skipped",
+            Problem::ParseBudget => "took too long to parse; skipped",
+            Problem::Minified => {
+                "looks minified or generated (too many symbols on one line); skipped"
+            }
         }
     }
 }

@@ -15,6 +15,8 @@ pub enum Unreadable {
     /// Not in this clone (a partial clone that could not fetch it, a
     /// damaged one).
     Missing { id: String, reason: String },
+    /// Parsed, but over a per-file budget (see [`crate::lang::Limits`]).
+    OverLimit(crate::lang::OverLimit),
 }
 
 impl std::fmt::Display for Unreadable {
@@ -25,6 +27,18 @@ impl std::fmt::Display for Unreadable {
                 write!(f, "{size} bytes is over the {limit}-byte limit")
             }
             Unreadable::Missing { id, reason } => write!(f, "blob {id}: {reason}"),
+            Unreadable::OverLimit(crate::lang::OverLimit::ParseSteps { limit }) => {
+                write!(f, "parsing took over {limit} steps (diffidx.maxParseSteps)")
+            }
+            Unreadable::OverLimit(crate::lang::OverLimit::CrowdedLine {
+                line,
+                symbols,
+                limit,
+            }) => write!(
+                f,
+                "{symbols} symbols start on line {line}, over the {limit} allowed \
+                 (diffidx.maxSymbolsPerLine): minified or generated code"
+            ),
         }
     }
 }

@@ -4,14 +4,23 @@ use diffidx_core::git::Repo;
 use diffidx_core::DiffOptions;
 
 /// The diff options for `repo`: `max_file_size` when given (a flag), else
-/// git config `diffidx.maxFileSize`, else the default (1 MiB).
+/// git config `diffidx.maxFileSize`, else the default (1 MiB); the per-file
+/// budgets from `diffidx.maxParseSteps` and `diffidx.maxSymbolsPerLine`.
 pub fn diff_options(repo: &Repo, max_file_size: Option<usize>) -> DiffOptions {
     let mut options = DiffOptions::default();
-    let configured = repo
-        .config_integer("diffidx.maxFileSize")
-        .and_then(|v| usize::try_from(v).ok());
-    if let Some(limit) = max_file_size.or(configured) {
+    let positive = |key: &str| {
+        repo.config_integer(key)
+            .and_then(|v| usize::try_from(v).ok())
+            .filter(|&v| v > 0)
+    };
+    if let Some(limit) = max_file_size.or(positive("diffidx.maxFileSize")) {
         options.max_file_size = limit;
+    }
+    if let Some(steps) = positive("diffidx.maxParseSteps") {
+        options.limits.parse_steps = steps as u64;
+    }
+    if let Some(symbols) = positive("diffidx.maxSymbolsPerLine") {
+        options.limits.symbols_per_line = symbols;
     }
     options
 }

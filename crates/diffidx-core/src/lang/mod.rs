@@ -285,6 +285,48 @@ pub struct Extractor {
     /// One parser and one kind table per language, by list position.
     parsers: Vec<Parser>,
     tables: Vec<KindTable>,
+    limits: Limits,
+    /// Time spent parsing and walking trees, for the stage breakdown.
+    parse_time: std::time::Duration,
+    extract_time: std::time::Duration,
+}
+
+/// Per-file budgets: a file that exceeds one is skipped and reported, so
+/// that one pathological or minified file cannot stall a backfill.
+///
+/// Both are counted in work, not wall-clock time, so that the same file is
+/// skipped on every machine and notes stay identical across clones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Parser steps (tree-sitter reports progress every 100 parse
+    /// operations; each report is one step). A 1 MiB source file of
+    /// ordinary code takes a few thousand.
+    pub parse_steps: u64,
+    /// Symbols that may start on one line. Minified and generated code puts
+    /// thousands on one line, where line-based hunks cannot tell them apart.
+    pub symbols_per_line: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            parse_steps: 50_000,
+            symbols_per_line: 200,
+        }
+    }
+}
+
+/// Why an extraction gave up on a file: it exceeded one of the [`Limits`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OverLimit {
+    /// The parse took more than `limit` steps.
+    ParseSteps { limit: u64 },
+    /// `symbols` symbols start on `line`.
+    CrowdedLine {
+        line: u32,
+        symbols: usize,
+        limit: usize,
+    },
 }
 
 /// A spec resolved against its grammar: kind id → role.
@@ -396,7 +438,24 @@ impl Extractor {
             tables.push(KindTable::new(spec, &grammar));
             parsers.push(parser);
         }
-        Ok(Extractor { parsers, tables })
+        Ok(Extractor {
+            parsers,
+            tables,
+            limits: Limits::default(),
+            parse_time: std::time::Duration::ZERO,
+            extract_time: std::time::Duration::ZERO,
+        })
+    }
+
+    /// Time spent so far parsing, and extracting from the trees.
+    pub fn times(&self) -> (std::time::Duration, std::time::Duration) {
+        (self.parse_time, self.extract_time)
+    }
+
+    /// The same extractor with other per-file budgets.
+    pub fn with_limits(mut self, limits: Limits) -> Extractor {
+        self.limits = limits;
+        self
     }
 
     /// Parses normalized source text and extracts its symbols.
@@ -447,6 +506,8 @@ impl Extractor {
         base: Option<(&ParseState, &str)>,
         want: Want,
     ) -> Extracted {
+        // "Parse" time includes preprocessing and the incremental edit.
+        let started = std::time::Instant::now();
         let spec = language.spec();
         let pre = match spec.preprocess {
             Some(preprocess) => preprocess(source),
@@ -462,21 +523,37 @@ impl Extractor {
             tree.edit(&edit_between(state.parse_text(old_source), parse_text));
             tree
         });
-        let Some(tree) = parser.parse(parse_text.as_bytes(), edited.as_ref()) else {
-            // Only a cancelled or timed-out parse returns None; neither is set.
-            return Extracted {
-                symbols: FileSymbols {
-                    symbols: Vec::new(),
-                    has_parse_errors: true,
-                    ..FileSymbols::default()
-                },
-                texts: Vec::new(),
-                facts: None,
-                state: None,
-            };
+        let limit = self.limits.parse_steps;
+        let mut steps = 0u64;
+        let mut over_budget = |_: &tree_sitter::ParseState| {
+            steps += 1;
+            steps > limit
+        };
+        let bytes = parse_text.as_bytes();
+        let parsed = parser.parse_with_options(
+            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+            edited.as_ref(),
+            Some(tree_sitter::ParseOptions::new().progress_callback(&mut over_budget)),
+        );
+        let parsed_at = std::time::Instant::now();
+        self.parse_time += parsed_at - started;
+        let Some(tree) = parsed else {
+            // Cancelled by the budget: the next parse must not resume this one.
+            parser.reset();
+            return Extracted::over_limit(OverLimit::ParseSteps { limit });
         };
         let table = &self.tables[language.index()];
         let (symbols, texts, facts) = extract_from_tree(spec, table, &tree, source, &pre, want);
+        self.extract_time += parsed_at.elapsed();
+        if let Some((line, count)) = most_crowded_line(&symbols.symbols) {
+            if count > self.limits.symbols_per_line {
+                return Extracted::over_limit(OverLimit::CrowdedLine {
+                    line,
+                    symbols: count,
+                    limit: self.limits.symbols_per_line,
+                });
+            }
+        }
         let state = ParseState {
             tree,
             blanked: match pre.parse_text {
@@ -489,8 +566,20 @@ impl Extractor {
             texts,
             facts,
             state: Some(state),
+            over_limit: None,
         }
     }
+}
+
+/// The line where the most symbols start (the first such), and how many.
+/// (Not assumed sorted: a Go method is listed under a type declared later.)
+fn most_crowded_line(symbols: &[crate::symbol::Symbol]) -> Option<(u32, usize)> {
+    let mut lines: Vec<u32> = symbols.iter().map(|s| s.start_line).collect();
+    lines.sort_unstable();
+    lines
+        .chunk_by(|a, b| a == b)
+        .map(|run| (run[0], run.len()))
+        .max_by_key(|&(line, count)| (count, std::cmp::Reverse(line)))
 }
 
 /// What an extraction computes beyond the symbols.
@@ -510,6 +599,20 @@ pub struct Extracted {
     pub facts: Option<crate::codegraph::FileFacts>,
     /// The tree and parsed text, to reparse the next version incrementally.
     pub state: Option<ParseState>,
+    /// Set when the file exceeded a per-file budget: nothing else is.
+    pub over_limit: Option<OverLimit>,
+}
+
+impl Extracted {
+    fn over_limit(why: OverLimit) -> Extracted {
+        Extracted {
+            symbols: FileSymbols::default(),
+            texts: Vec::new(),
+            facts: None,
+            state: None,
+            over_limit: Some(why),
+        }
+    }
 }
 
 /// A parsed file version kept for incremental reparsing.

@@ -900,3 +900,76 @@ fn javascript_and_tsx_share_the_table() {
     assert_eq!(Language::from_path("a/b.mjs"), Some(js));
     assert_eq!(Language::from_path("a/b.tsx"), Some(tsx));
 }
+
+fn js() -> Language {
+    Language::from_name("javascript").unwrap()
+}
+
+/// `count` functions, all on one line (a minified bundle) or one per line.
+fn functions(count: usize, separator: &str) -> String {
+    let body: Vec<String> = (0..count)
+        .map(|i| format!("function f{i}(a){{return a+{i}}}"))
+        .collect();
+    body.join(separator) + "\n"
+}
+
+#[test]
+fn a_crowded_line_is_over_the_limit_and_the_same_code_on_many_lines_is_not() {
+    use super::{Limits, OverLimit};
+    let mut extractor = Extractor::new().unwrap();
+    let crowded = extractor.extract_incremental(js(), &functions(201, ";"), None);
+    assert_eq!(
+        crowded.over_limit,
+        Some(OverLimit::CrowdedLine {
+            line: 1,
+            symbols: 201,
+            limit: 200
+        })
+    );
+    assert!(crowded.symbols.symbols.is_empty() && crowded.state.is_none());
+    // At the limit, and spread over lines, it is source.
+    let at_limit = extractor.extract_incremental(js(), &functions(200, ";"), None);
+    assert_eq!(at_limit.over_limit, None);
+    assert_eq!(at_limit.symbols.symbols.len(), 200);
+    let spread = extractor.extract_incremental(js(), &functions(1000, ";\n"), None);
+    assert_eq!(spread.over_limit, None);
+    assert_eq!(spread.symbols.symbols.len(), 1000);
+    // The limit is the caller's.
+    let mut lenient = Extractor::new().unwrap().with_limits(Limits {
+        symbols_per_line: 1000,
+        ..Limits::default()
+    });
+    let lenient = lenient.extract_incremental(js(), &functions(201, ";"), None);
+    assert_eq!(lenient.over_limit, None);
+    assert_eq!(lenient.symbols.symbols.len(), 201);
+}
+
+#[test]
+fn a_parse_over_its_step_budget_gives_up_and_the_next_parse_starts_afresh() {
+    use super::{Limits, OverLimit};
+    let source = functions(2000, ";\n");
+    let mut counted = Extractor::new().unwrap().with_limits(Limits {
+        parse_steps: 10,
+        ..Limits::default()
+    });
+    let over = counted.extract_incremental(js(), &source, None);
+    assert_eq!(over.over_limit, Some(OverLimit::ParseSteps { limit: 10 }));
+    assert!(over.symbols.symbols.is_empty());
+    // A small file fits the same budget, and is not a resumed remainder of
+    // the cancelled parse.
+    let small = counted.extract_incremental(js(), "function g() {}\n", None);
+    assert_eq!(small.over_limit, None);
+    let names: Vec<&str> = small
+        .symbols
+        .symbols
+        .iter()
+        .map(|s| s.qualname.as_str())
+        .collect();
+    assert_eq!(names, ["g"]);
+    // The default budget leaves ordinary code alone.
+    let fine = Extractor::new()
+        .unwrap()
+        .extract_incremental(js(), &source, None);
+    assert_eq!(fine.over_limit, None);
+    assert_eq!(fine.symbols.symbols.len(), 2000);
+}

@@ -12,6 +12,7 @@ mod walk;
 pub use gc::{gc, GcReport};
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
 
 use diffidx_core::git::notes::Notes;
 use diffidx_core::git::Repo;
@@ -99,8 +100,83 @@ pub struct IndexReport {
     pub graph: Option<crate::codegraph::GraphReport>,
     /// The search index caught up with the store.
     pub search: Option<crate::search::SearchReport>,
+    /// Where the time went, per stage.
+    pub times: IndexTimes,
+    /// File versions this run's computed notes skipped whole (binary, too
+    /// large, over a per-file budget, missing), by problem.
+    pub skipped: BTreeMap<diffidx_core::note::Problem, Skips>,
     /// Paths of the deltas loaded (where search documents may change).
     pub(crate) touched: BTreeSet<String>,
+}
+
+/// Time per stage of a run. The diff stages are those of the commits the
+/// run computed; the code graph's own parsing is in `graph`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IndexTimes {
+    /// Loading notes the store lacked (a fetch, a rebuild, a crash).
+    pub sync: Duration,
+    /// Finding the commits to index.
+    pub walk: Duration,
+    pub tree_diff: Duration,
+    pub read: Duration,
+    pub parse: Duration,
+    pub extract: Duration,
+    pub label: Duration,
+    /// Serializing and writing notes (blobs, trees, notes commits).
+    pub notes: Duration,
+    /// Opening the store and loading batches into it.
+    pub store: Duration,
+    pub graph: Duration,
+    pub search: Duration,
+    /// Packing notes and compacting the store after a large run.
+    pub compact: Duration,
+    pub total: Duration,
+}
+
+impl IndexTimes {
+    /// Each stage's name and time, in the order they run.
+    pub fn stages(&self) -> [(&'static str, Duration); 12] {
+        [
+            ("sync", self.sync),
+            ("walk", self.walk),
+            ("tree diff", self.tree_diff),
+            ("read blobs", self.read),
+            ("parse", self.parse),
+            ("extract", self.extract),
+            ("label", self.label),
+            ("notes", self.notes),
+            ("store", self.store),
+            ("graph", self.graph),
+            ("search", self.search),
+            ("compact", self.compact),
+        ]
+    }
+}
+
+/// How many file versions were skipped for one reason, and the first one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skips {
+    pub count: usize,
+    /// The commit and path of the first.
+    pub first: (String, String),
+}
+
+impl IndexReport {
+    /// Counts the files a computed note skipped.
+    fn count_skips(&mut self, note: &diffidx_core::NoteDocument) {
+        for diagnostic in note.diagnostics.iter().filter(|d| d.problem.is_skip()) {
+            self.skipped
+                .entry(diagnostic.problem)
+                .and_modify(|s| s.count += 1)
+                .or_insert_with(|| Skips {
+                    count: 1,
+                    first: (
+                        note.commit.clone().unwrap_or_default(),
+                        diagnostic.path.clone(),
+                    ),
+                });
+        }
+    }
 }
 
 /// Progress callbacks for a terminal front end.
@@ -141,11 +217,16 @@ fn index_locked_with(
     options: &IndexOptions,
     progress: &mut dyn Progress,
 ) -> Result<IndexReport> {
+    let run_started = Instant::now();
     let mut report = IndexReport::default();
     let mut notes = repo.notes()?;
     import_remote_notes(repo, &mut notes, &mut report)?;
     let mut differ = SymbolDiffer::new(repo, options.diff.clone())?;
     let before = sync_from_notes(&mut notes, &mut differ, &mut report)?;
+    report.times.sync = run_started
+        .elapsed()
+        .saturating_sub(report.times.notes + report.times.store);
+    let walk_started = Instant::now();
 
     // Notes made elsewhere may cover parts of history only: then walk all of
     // it once instead of trusting that a noted commit's ancestors are noted.
@@ -153,16 +234,21 @@ fn index_locked_with(
     let trust_noted =
         options.window == Window::New && report.imported == 0 && report.rejected.is_empty();
     let (todo, shallow) = walk::commits_to_index(repo, &mut notes, options, trust_noted)?;
+    report.times.walk = walk_started.elapsed();
     report.shallow = shallow;
     progress.start(todo.len());
     let mut batch: Vec<CommitRecord> = Vec::new();
+    let diffing_from = differ.stats().time;
     for (done, commit) in todo.iter().enumerate() {
         if done % BATCH == 0 {
             differ.prefetch(&todo[done..(done + BATCH).min(todo.len())])?;
         }
         let record = differ.commit_record(commit)?;
+        let staging = Instant::now();
         notes.stage(commit.id, &record.note.to_json())?;
+        report.times.notes += staging.elapsed();
         report.computed += 1;
+        report.count_skips(&record.note);
         batch.push(record);
         if batch.len() >= BATCH {
             flush(repo, &mut notes, &mut batch, &mut report)?;
@@ -170,15 +256,24 @@ fn index_locked_with(
         progress.advance(done + 1);
     }
     let store = flush(repo, &mut notes, &mut batch, &mut report)?;
+    let diffed = differ.stats().time;
+    report.times.tree_diff = diffed.tree_diff - diffing_from.tree_diff;
+    report.times.read = diffed.read - diffing_from.read;
+    report.times.parse = diffed.parse - diffing_from.parse;
+    report.times.extract = diffed.extract - diffing_from.extract;
+    report.times.label = diffed.label - diffing_from.label;
     update_views(&mut differ, store, before, &mut report)?;
+    let compacting = Instant::now();
     if report.computed + report.imported >= PACK_AFTER {
         // Packed, the notes take a fraction of the room; a failure costs
         // only that room (git gc packs them later).
         let _ = repo.pack_loose_objects();
         report.compacted = Some(compact(&StateDir::of(repo)));
     }
+    report.times.compact = compacting.elapsed();
     // Every note is loaded now: a rebuild that was killed is finished.
     let _ = std::fs::remove_file(StateDir::of(repo).rebuilding());
+    report.times.total = run_started.elapsed();
     Ok(report)
 }
 
@@ -202,6 +297,7 @@ fn update_views(
         None => open::for_writing(&state)?,
     };
     let mut fresh = BTreeMap::new();
+    let started = Instant::now();
     if crate::settings::code_graph_enabled(repo) {
         if let Ok(head) = repo.resolve_commit("HEAD") {
             if store.has_commit(&head.to_string())? {
@@ -209,6 +305,8 @@ fn update_views(
             }
         }
     }
+    let searching = Instant::now();
+    report.times.graph += searching - started;
     report.search = crate::search::update(
         &store,
         &state,
@@ -217,6 +315,7 @@ fn update_views(
         &report.touched,
         &fresh,
     )?;
+    report.times.search += searching.elapsed();
     Ok(())
 }
 
@@ -294,6 +393,7 @@ fn sync_from_notes(
                 let record = differ.commit_record(&info)?;
                 notes.stage(commit, &record.note.to_json())?;
                 report.computed += 1;
+                report.count_skips(&record.note);
                 records.push(record);
             }
             None => {}
@@ -333,14 +433,18 @@ fn flush(
     }
     let message = format!("diffidx: index {} commits", batch.len());
     crate::fault::point("notes-staged");
+    let started = Instant::now();
     let committed = notes.commit(&message)?;
     crate::fault::point("notes-committed");
     if committed.is_some() {
         report.notes_commits += 1;
     }
     let tip = notes.tip().map(|t| t.to_string());
+    let loading = Instant::now();
+    report.times.notes += loading - started;
     let store = open::for_writing(&StateDir::of(repo))?;
     store.load(batch, tip.as_deref())?;
+    report.times.store += loading.elapsed();
     report.loaded += batch.len();
     for delta in batch.iter().flat_map(|r| &r.note.deltas) {
         report.touched.insert(delta.path.clone());

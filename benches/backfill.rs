@@ -1,0 +1,104 @@
+//! Backfill on real histories: `cargo bench --bench backfill`.
+//!
+//! For each repository in `BENCH_BACKFILL_REPOS` (comma-separated paths of
+//! git repositories, bare mirrors too), in one run: a fresh clone of it
+//! (`--shared`) indexed whole with `git diffidx index --all --timings`
+//! (commits/s, peak RSS, and the time of each stage, so a regression shows
+//! which stage grew), then `git diffidx show --json REV` as one process per
+//! commit for `BENCH_SHOW_COMMITS` commits spread over the history (default
+//! 300): p50 / p95 per process and the rate it gives.
+//!
+//! Without repositories it says how to give them and exits: figures on
+//! generated histories are `cargo bench --bench index`.
+
+#[path = "process/mod.rs"]
+mod process;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use process::{bin, percentile_ms, run_sampling};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn main() {
+    let Ok(repos) = std::env::var("BENCH_BACKFILL_REPOS") else {
+        println!(
+            "set BENCH_BACKFILL_REPOS=PATH[,PATH...] (git repositories, bare mirrors too) \
+             to time backfills of real histories"
+        );
+        return;
+    };
+    let show_commits: usize = std::env::var("BENCH_SHOW_COMMITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    for source in repos.split(',').filter(|s| !s.is_empty()) {
+        let dir = tempfile::tempdir().unwrap();
+        let clone = dir.path().join("clone");
+        let status = Command::new("git")
+            .args(["clone", "--quiet", "--shared", source])
+            .arg(&clone)
+            .status()
+            .unwrap();
+        assert!(status.success(), "cannot clone {source}");
+        let head = git(&clone, &["rev-parse", "--short=12", "HEAD"]);
+        let commits: Vec<String> = git(&clone, &["rev-list", "HEAD"])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        println!("{source} at {} ({} commits)", head.trim(), commits.len());
+
+        let backfill = run_sampling(&clone, &["index", "--all", "--quiet", "--timings"]);
+        println!(
+            "  index --all: {:.2} s, {:.0} commits/s, peak RSS {:.0} MiB",
+            backfill.took.as_secs_f64(),
+            commits.len() as f64 / backfill.took.as_secs_f64(),
+            backfill.peak_mib
+        );
+        for line in backfill.stderr.lines() {
+            println!("    {line}");
+        }
+
+        // One `show` process per commit, as a script or an agent runs it.
+        let step = (commits.len() / show_commits.max(1)).max(1);
+        let sample: Vec<&String> = commits.iter().step_by(step).take(show_commits).collect();
+        let mut times: Vec<Duration> = Vec::with_capacity(sample.len());
+        for sha in &sample {
+            let started = Instant::now();
+            let out = Command::new(bin())
+                .args(["show", "--json", sha.as_str()])
+                .current_dir(&clone)
+                .output()
+                .unwrap();
+            times.push(started.elapsed());
+            assert!(
+                out.status.success(),
+                "show {sha}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let total: Duration = times.iter().sum();
+        times.sort();
+        println!(
+            "  show --json, one process per commit ({} commits): p50 {:.1} ms, p95 {:.1} ms, {:.0} commits/s",
+            times.len(),
+            percentile_ms(&times, 0.5),
+            percentile_ms(&times, 0.95),
+            times.len() as f64 / total.as_secs_f64()
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! Running `git-diffidx` as a user does, for benches: whole processes, with
+//! their peak memory sampled from `/proc`.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_git-diffidx")
+}
+
+/// A `/proc/PID/status` field in KiB (`VmHWM`, `VmRSS`).
+pub fn status_kib(pid: u32, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = text.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// What a sampled run gave.
+pub struct Sampled {
+    pub took: Duration,
+    pub peak_mib: f64,
+    pub stderr: String,
+}
+
+/// Runs `git-diffidx ARGS` in `dir` to the end (without Neo4j settings, so
+/// nothing is pushed), sampling its peak RSS every 20 ms.
+pub fn run_sampling(dir: &Path, args: &[&str]) -> Sampled {
+    let start = Instant::now();
+    let mut child = Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NEO4J_URI")
+        .env_remove("NEO4J_URL")
+        .env_remove("NEO4J_PASSWORD")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read stderr on a thread: a full pipe would block the child.
+    let mut pipe = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut pipe, &mut text);
+        text
+    });
+    let mut peak = 0u64;
+    loop {
+        if let Some(hwm) = status_kib(child.id(), "VmHWM:") {
+            peak = peak.max(hwm);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            let stderr = reader.join().unwrap();
+            assert!(status.success(), "{args:?} failed: {stderr}");
+            return Sampled {
+                took: start.elapsed(),
+                peak_mib: peak as f64 / 1024.0,
+                stderr,
+            };
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The `p` quantile of sorted durations, in milliseconds.
+pub fn percentile_ms(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1e3
+}
