@@ -282,9 +282,11 @@ pub enum Param {
 
 /// Parses blobs and extracts their symbols; holds one parser per language.
 pub struct Extractor {
-    /// One parser and one kind table per language, by list position.
+    /// One parser and one kind table per language, by list position. A
+    /// table is built when its language is first met: a `show` process
+    /// usually meets one of eight.
     parsers: Vec<Parser>,
-    tables: Vec<KindTable>,
+    tables: Vec<Option<KindTable>>,
     limits: Limits,
     /// Time spent parsing and walking trees, for the stage breakdown.
     parse_time: std::time::Duration,
@@ -435,7 +437,7 @@ impl Extractor {
                     language: spec.name,
                     source,
                 })?;
-            tables.push(KindTable::new(spec, &grammar));
+            tables.push(None);
             parsers.push(parser);
         }
         Ok(Extractor {
@@ -542,7 +544,8 @@ impl Extractor {
             parser.reset();
             return Extracted::over_limit(OverLimit::ParseSteps { limit });
         };
-        let table = &self.tables[language.index()];
+        let table = self.tables[language.index()]
+            .get_or_insert_with(|| KindTable::new(spec, &(spec.grammar)()));
         let (symbols, texts, facts) = extract_from_tree(spec, table, &tree, source, &pre, want);
         self.extract_time += parsed_at.elapsed();
         if let Some((line, count)) = most_crowded_line(&symbols.symbols) {
