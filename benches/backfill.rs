@@ -6,7 +6,8 @@
 //! (commits/s, peak RSS, and the time of each stage, so a regression shows
 //! which stage grew), then `git diffidx show --json REV` as one process per
 //! commit for `BENCH_SHOW_COMMITS` commits spread over the history (default
-//! 300): p50 / p95 per process and the rate it gives.
+//! 300), printing the notes and with `--compute`: p50 / p95 per process and
+//! the rate it gives.
 //!
 //! Without repositories it says how to give them and exits: figures on
 //! generated histories are `cargo bench --bench index`.
@@ -73,32 +74,37 @@ fn main() {
             println!("    {line}");
         }
 
-        // One `show` process per commit, as a script or an agent runs it.
+        // One `show` process per commit, as a script or an agent runs it:
+        // printing the notes the backfill wrote, and computing them again.
         let step = (commits.len() / show_commits.max(1)).max(1);
         let sample: Vec<&String> = commits.iter().step_by(step).take(show_commits).collect();
-        let mut times: Vec<Duration> = Vec::with_capacity(sample.len());
-        for sha in &sample {
-            let started = Instant::now();
-            let out = Command::new(bin())
-                .args(["show", "--json", sha.as_str()])
-                .current_dir(&clone)
-                .output()
-                .unwrap();
-            times.push(started.elapsed());
-            assert!(
-                out.status.success(),
-                "show {sha}: {}",
-                String::from_utf8_lossy(&out.stderr)
+        for (what, extra) in [("from notes", None), ("--compute", Some("--compute"))] {
+            let mut times: Vec<Duration> = Vec::with_capacity(sample.len());
+            for sha in &sample {
+                let mut args = vec!["show", "--json", sha.as_str()];
+                args.extend(extra);
+                let started = Instant::now();
+                let out = Command::new(bin())
+                    .args(&args)
+                    .current_dir(&clone)
+                    .output()
+                    .unwrap();
+                times.push(started.elapsed());
+                assert!(
+                    out.status.success(),
+                    "show {sha}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            let total: Duration = times.iter().sum();
+            times.sort();
+            println!(
+                "  show --json {what}, one process per commit ({} commits): p50 {:.1} ms, p95 {:.1} ms, {:.0} commits/s",
+                times.len(),
+                percentile_ms(&times, 0.5),
+                percentile_ms(&times, 0.95),
+                times.len() as f64 / total.as_secs_f64()
             );
         }
-        let total: Duration = times.iter().sum();
-        times.sort();
-        println!(
-            "  show --json, one process per commit ({} commits): p50 {:.1} ms, p95 {:.1} ms, {:.0} commits/s",
-            times.len(),
-            percentile_ms(&times, 0.5),
-            percentile_ms(&times, 0.95),
-            times.len() as f64 / total.as_secs_f64()
-        );
     }
 }

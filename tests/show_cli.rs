@@ -446,3 +446,47 @@ fn minified_code_and_files_over_the_parse_budget_are_reported_and_skipped() {
     let note = repo.ok(&["show", "--json"]);
     assert!(note.contains("parse_budget"), "{note}");
 }
+
+/// An indexed commit's note, written by this version, is what `show`
+/// prints (without parsing anything); `--compute` computes it again, and a
+/// note of another version is never printed as ours.
+#[test]
+fn show_prints_the_note_this_version_wrote_and_compute_recomputes() {
+    let mut repo = TestRepo::new();
+    repo.write("src/Cart.cs", "class Cart { int Total() => 1; }\n");
+    repo.commit("cart");
+    repo.write("src/Cart.cs", "class Cart { int Total() => 2; }\n");
+    let sha = repo.commit("total");
+    let computed = repo.ok(&["show", "--json"]);
+    common::succeeded(&repo.diffidx(&["index"]));
+    let note = repo.git(&["notes", "--ref", "diffidx", "show", &sha]);
+    assert_eq!(repo.ok(&["show", "--json"]), computed);
+    assert_eq!(note, computed);
+
+    // A note that says something else: printed when this version wrote
+    // it (it is the record), recomputed with --compute.
+    let mut doc: serde_json::Value = serde_json::from_str(&note).unwrap();
+    doc["deltas"] = serde_json::json!([]);
+    let replace = |doc: &serde_json::Value| {
+        let text = serde_json::to_string(doc).unwrap() + "\n";
+        let file = repo.path().join(".git/replacement-note");
+        std::fs::write(&file, text).unwrap();
+        repo.git(&[
+            "notes",
+            "--ref",
+            "diffidx",
+            "add",
+            "-f",
+            "-F",
+            file.to_str().unwrap(),
+            &sha,
+        ]);
+    };
+    replace(&doc);
+    assert!(summarize(&repo.ok(&["show", "--json"])).is_empty());
+    assert_eq!(repo.ok(&["show", "--json", "--compute"]), computed);
+    // The same from another version is computed again.
+    doc["tool"] = serde_json::json!("diffidx 0.0.0");
+    replace(&doc);
+    assert_eq!(repo.ok(&["show", "--json"]), computed);
+}

@@ -30,14 +30,19 @@ pub struct ShowArgs {
     #[arg(long, value_name = "FILE|-")]
     pub patch: Option<String>,
 
+    /// Compute the record even when the commit has a note this version
+    /// wrote (which is otherwise printed as it is: the same bytes, faster).
+    #[arg(long)]
+    pub compute: bool,
+
     #[command(flatten)]
     pub limits: LimitArgs,
 }
 
 pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
-    let mut differ = SymbolDiffer::new(&repo, args.limits.options(&repo))?;
     let (note, heading) = if let Some(source) = &args.patch {
+        let mut differ = SymbolDiffer::new(&repo, args.limits.options(&repo))?;
         let Target::Commit(base) = repo.resolve_target(&args.rev)? else {
             return Err(UsageError("--patch takes one base revision, not a range".into()).into());
         };
@@ -56,7 +61,9 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<()> {
             format!("patch {source} against {}", short(&base.to_string())),
         )
     } else {
-        diffidx_lib::api::note(&repo, &args.rev, args.limits.options(&repo))?
+        // A limit given on the command line may differ from the note's.
+        let stored = !args.compute && args.limits.max_file_size.is_none();
+        diffidx_lib::api::note(&repo, &args.rev, args.limits.options(&repo), stored)?
     };
     if args.json {
         return print(&note.to_json());
