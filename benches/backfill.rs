@@ -15,25 +15,10 @@
 #[path = "process/mod.rs"]
 mod process;
 
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use process::{bin, percentile_ms, run_sampling};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use process::{bin, git, percentile_ms, run_sampling};
 
 fn main() {
     let Ok(repos) = std::env::var("BENCH_BACKFILL_REPOS") else {
@@ -97,12 +82,11 @@ fn main() {
                 );
             }
             let total: Duration = times.iter().sum();
-            times.sort();
             println!(
                 "  show --json {what}, one process per commit ({} commits): p50 {:.1} ms, p95 {:.1} ms, {:.0} commits/s",
                 times.len(),
-                percentile_ms(&times, 0.5),
-                percentile_ms(&times, 0.95),
+                percentile_ms(&mut times, 0.5),
+                percentile_ms(&mut times, 0.95),
                 times.len() as f64 / total.as_secs_f64()
             );
         }

@@ -9,39 +9,15 @@
 //! - warm: the same query again, as a whole process, p50 and p95 over 20
 //!   runs (the first cold run has started the query server).
 
+#[path = "process/mod.rs"]
+#[allow(dead_code)] // shared by the benches; each uses part of it
+mod process;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_git-diffidx")
-}
-
-fn run(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NEO4J_URI")
-        .env_remove("DIFFIDX_SERVICE_MAP")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    run(dir, "git", args)
-}
-
-fn percentile(times: &mut [Duration], p: f64) -> f64 {
-    times.sort();
-    let i = ((times.len() as f64 - 1.0) * p).round() as usize;
-    times[i].as_secs_f64() * 1000.0
-}
+use process::{bin, git, percentile_ms, run};
 
 /// A Rust history: 600 commits, 10 a day, each editing, adding or
 /// deleting functions in one of 40 files.
@@ -149,7 +125,7 @@ fn main() {
             "--json",
         ];
         let started = Instant::now();
-        let answer = run(&clone, bin(), &args);
+        let answer = run(&clone, bin(), &args, &[]);
         let cold = started.elapsed();
         let records: Vec<serde_json::Value> = serde_json::from_str(&answer).unwrap();
         let commits = git(
@@ -165,7 +141,7 @@ fn main() {
         let mut warm: Vec<Duration> = (0..20)
             .map(|_| {
                 let started = Instant::now();
-                run(&clone, bin(), &args);
+                run(&clone, bin(), &args, &[]);
                 started.elapsed()
             })
             .collect();
@@ -174,8 +150,8 @@ fn main() {
             commits.trim(),
             records.len(),
             cold.as_secs_f64() * 1000.0,
-            percentile(&mut warm, 0.5),
-            percentile(&mut warm, 0.95),
+            percentile_ms(&mut warm, 0.5),
+            percentile_ms(&mut warm, 0.95),
         );
     }
 }

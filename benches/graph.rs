@@ -13,10 +13,16 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+#[path = "process/mod.rs"]
+#[allow(dead_code)] // shared by the benches; each uses part of it
+mod process;
+
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use process::{bin, percentile_ms};
 
 use diffidx_core::codegraph::{DefIndex, SourceFile};
 use diffidx_core::{Extractor, Language};
@@ -24,10 +30,6 @@ use diffidx_core::{Extractor, Language};
 const CS_FILES: usize = 500;
 const RS_FILES: usize = 500;
 const METHODS: usize = 8;
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_git-diffidx")
-}
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -137,11 +139,6 @@ fn write_tree(dir: &Path, edits: &BTreeMap<usize, usize>) {
         std::fs::write(dir.join(format!("rs/src/m{m}/mod.rs")), module).unwrap();
     }
     std::fs::write(dir.join("rs/src/lib.rs"), lib).unwrap();
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i].as_secs_f64() * 1e3
 }
 
 /// Parse, facts and resolution of every file, in process.
@@ -338,8 +335,8 @@ fn main() {
             "`index` of one new commit ({} steps), {} the graph: p50 {:.0} ms, p95 {:.0} ms",
             times.len(),
             if graph { "with" } else { "without" },
-            percentile(&times, 0.5),
-            percentile(&times, 0.95)
+            percentile_ms(&mut times, 0.5),
+            percentile_ms(&mut times, 0.95)
         );
     }
 }

@@ -9,13 +9,15 @@
 #[path = "../crates/diffidx-core/benches/gen/mod.rs"]
 mod gen;
 
+#[path = "process/mod.rs"]
+#[allow(dead_code)] // shared by the benches; each uses part of it
+mod process;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_git-diffidx")
-}
+use process::{bin, percentile_ms};
 
 fn run(dir: &Path, args: &[&str]) -> Duration {
     run_with(dir, args, &[])
@@ -36,11 +38,6 @@ fn run_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Duration {
         String::from_utf8_lossy(&out.stderr)
     );
     start.elapsed()
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i].as_secs_f64() * 1e3
 }
 
 fn main() {
@@ -109,11 +106,11 @@ fn main() {
         latencies.sort();
         latencies
     };
-    let direct = log_runs(false);
+    let mut direct = log_runs(false);
     println!(
         "log --symbol, opening the store (whole process, 60 runs): p50 {:.1} ms, p95 {:.1} ms",
-        percentile(&direct, 0.5),
-        percentile(&direct, 0.95)
+        percentile_ms(&mut direct, 0.5),
+        percentile_ms(&mut direct, 0.95)
     );
     run(dir.path(), &["log", "--symbol", names[0]]); // starts the server
     let socket = dir.path().join(".git/diffidx/query.sock");
@@ -121,11 +118,11 @@ fn main() {
     while !socket.exists() && waited.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let served = log_runs(true);
+    let mut served = log_runs(true);
     println!(
         "log --symbol, answered by `serve` (whole process, 60 runs): p50 {:.1} ms, p95 {:.1} ms",
-        percentile(&served, 0.5),
-        percentile(&served, 0.95)
+        percentile_ms(&mut served, 0.5),
+        percentile_ms(&mut served, 0.95)
     );
     if let Some(keep) = &keep {
         let status = Command::new("cp")
@@ -193,8 +190,8 @@ fn main() {
     hook_times.sort();
     println!(
         "post-commit hook, time until it returns to git (20 runs): p50 {:.1} ms, p95 {:.1} ms",
-        percentile(&hook_times, 0.5),
-        percentile(&hook_times, 0.95)
+        percentile_ms(&mut hook_times, 0.5),
+        percentile_ms(&mut hook_times, 0.95)
     );
     // Let the background runs finish before the temp dir goes away.
     std::thread::sleep(Duration::from_secs(2));

@@ -16,48 +16,21 @@
 //!    symbols and the same words (one field, tantivy's default tokenizer,
 //!    no name tier) as the baseline to beat.
 
+#[path = "process/mod.rs"]
+#[allow(dead_code)] // shared by the benches; each uses part of it
+mod process;
+
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use diffidx_lib::search::{Scope, SearchQuery, Searcher};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_git-diffidx")
-}
-
-fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .envs(env.iter().copied())
-        .env_remove("NEO4J_URI")
-        .env_remove("NEO4J_PASSWORD")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    run(dir, "git", args, &[])
-}
+use process::{bin, git, percentile_ms, run};
 
 fn timed(f: impl FnOnce()) -> Duration {
     let start = Instant::now();
     f();
     start.elapsed()
-}
-
-fn percentile(times: &mut [Duration], p: f64) -> f64 {
-    times.sort();
-    let i = ((times.len() as f64 - 1.0) * p).round() as usize;
-    times[i].as_secs_f64() * 1000.0
 }
 
 fn dir_size(path: &Path) -> u64 {
@@ -213,8 +186,8 @@ fn main() {
         println!(
             "search through the server, {label} ({} queries): p50 {:.1} ms, p95 {:.1} ms",
             times.len(),
-            percentile(&mut times, 0.5),
-            percentile(&mut times, 0.95)
+            percentile_ms(&mut times, 0.5),
+            percentile_ms(&mut times, 0.95)
         );
     }
     let mut direct: Vec<Duration> = names
@@ -233,7 +206,7 @@ fn main() {
         .collect();
     println!(
         "search without the server (opens the store, reads every name): p50 {:.1} ms",
-        percentile(&mut direct, 0.5)
+        percentile_ms(&mut direct, 0.5)
     );
 
     // 3. Quality.

@@ -11,7 +11,7 @@
 mod gen;
 
 #[path = "process/mod.rs"]
-#[allow(dead_code)] // shared with the backfill bench, which uses all of it
+#[allow(dead_code)] // shared by the benches; each uses part of it
 mod process;
 
 use std::process::{Command, Stdio};

@@ -62,8 +62,35 @@ pub fn run_sampling(dir: &Path, args: &[&str]) -> Sampled {
     }
 }
 
-/// The `p` quantile of sorted durations, in milliseconds.
-pub fn percentile_ms(sorted: &[Duration], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i].as_secs_f64() * 1e3
+/// Runs `program args` in `dir` with `env` set and no Neo4j settings or
+/// service map from the caller's environment; its stdout. Fails the bench
+/// with stderr when it fails.
+pub fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .env_remove("NEO4J_URI")
+        .env_remove("NEO4J_URL")
+        .env_remove("NEO4J_PASSWORD")
+        .env_remove("DIFFIDX_SERVICE_MAP")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    run(dir, "git", args, &[])
+}
+
+/// The `p` quantile of `times` (sorted here), in milliseconds.
+pub fn percentile_ms(times: &mut [Duration], p: f64) -> f64 {
+    times.sort();
+    let i = ((times.len() as f64 - 1.0) * p).round() as usize;
+    times[i].as_secs_f64() * 1e3
 }

@@ -350,19 +350,14 @@ pub fn index_summary(report: &IndexReport) -> String {
             report.computed, report.imported, report.loaded
         ));
     }
-    if !report.skipped.is_empty() {
+    if let Some((problem, first)) = report.skipped.iter().next() {
+        let first = &first.first;
         let total: usize = report.skipped.values().map(|s| s.count).sum();
         let reasons: Vec<String> = report
             .skipped
             .iter()
             .map(|(problem, skips)| format!("{} {}", skips.count, problem.as_str()))
             .collect();
-        let (problem, first) = report
-            .skipped
-            .iter()
-            .next()
-            .map(|(problem, skips)| (problem, &skips.first))
-            .expect("not empty");
         let short = &first.0[..first.0.len().min(12)];
         out.push_str(&format!(
             "skipped {total} file {} ({}); the first, {} in {short}, {} \

@@ -113,7 +113,7 @@ pub struct DiffStats {
 }
 
 /// Time spent per stage of diffing (parse and extract are the extractor's).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DiffTimes {
     /// Changed files between two trees (rename detection included).
     pub tree_diff: Duration,
@@ -123,6 +123,21 @@ pub struct DiffTimes {
     pub extract: Duration,
     /// Hunks, labels, moves and lineage.
     pub label: Duration,
+}
+
+impl std::ops::Sub for DiffTimes {
+    type Output = DiffTimes;
+
+    /// The time spent between two readings of the same differ's times.
+    fn sub(self, earlier: DiffTimes) -> DiffTimes {
+        DiffTimes {
+            tree_diff: self.tree_diff.saturating_sub(earlier.tree_diff),
+            read: self.read.saturating_sub(earlier.read),
+            parse: self.parse.saturating_sub(earlier.parse),
+            extract: self.extract.saturating_sub(earlier.extract),
+            label: self.label.saturating_sub(earlier.label),
+        }
+    }
 }
 
 impl<'r> SymbolDiffer<'r> {

@@ -117,11 +117,8 @@ pub struct IndexTimes {
     pub sync: Duration,
     /// Finding the commits to index.
     pub walk: Duration,
-    pub tree_diff: Duration,
-    pub read: Duration,
-    pub parse: Duration,
-    pub extract: Duration,
-    pub label: Duration,
+    /// Diffing the computed commits (tree diff, read, parse, extract, label).
+    pub diff: diffidx_core::differ::DiffTimes,
     /// Serializing and writing notes (blobs, trees, notes commits).
     pub notes: Duration,
     /// Opening the store and loading batches into it.
@@ -139,11 +136,11 @@ impl IndexTimes {
         [
             ("sync", self.sync),
             ("walk", self.walk),
-            ("tree diff", self.tree_diff),
-            ("read blobs", self.read),
-            ("parse", self.parse),
-            ("extract", self.extract),
-            ("label", self.label),
+            ("tree diff", self.diff.tree_diff),
+            ("read blobs", self.diff.read),
+            ("parse", self.diff.parse),
+            ("extract", self.diff.extract),
+            ("label", self.diff.label),
             ("notes", self.notes),
             ("store", self.store),
             ("graph", self.graph),
@@ -256,12 +253,7 @@ fn index_locked_with(
         progress.advance(done + 1);
     }
     let store = flush(repo, &mut notes, &mut batch, &mut report)?;
-    let diffed = differ.stats().time;
-    report.times.tree_diff = diffed.tree_diff - diffing_from.tree_diff;
-    report.times.read = diffed.read - diffing_from.read;
-    report.times.parse = diffed.parse - diffing_from.parse;
-    report.times.extract = diffed.extract - diffing_from.extract;
-    report.times.label = diffed.label - diffing_from.label;
+    report.times.diff = differ.stats().time - diffing_from;
     update_views(&mut differ, store, before, &mut report)?;
     let compacting = Instant::now();
     if report.computed + report.imported >= PACK_AFTER {
