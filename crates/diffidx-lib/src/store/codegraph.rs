@@ -526,6 +526,55 @@ impl super::Reader<'_> {
 }
 
 impl Store {
+    /// Every row of the history (commits, files, symbols and their
+    /// relationships) as sorted text lines: two stores that say the same
+    /// print the same lines, however their batches were loaded.
+    pub fn history_dump(&self) -> Result<Vec<String>> {
+        let reads: [(&str, &str); 8] = [
+            (
+                "commit",
+                "MATCH (c:Commit) RETURN c.sha, c.parent, c.time, c.date, c.author, c.subject, c.seq",
+            ),
+            ("file", "MATCH (f:File) RETURN f.path, f.language"),
+            (
+                "symbol",
+                "MATCH (s:Symbol) RETURN s.id, s.path, s.qualname, s.name, s.kind, s.sig, \
+                 s.language, s.deleted, s.start_line, s.end_line, s.content_hash",
+            ),
+            (
+                "changed",
+                "MATCH (s:Symbol)-[r:CHANGED_IN]->(c:Commit) RETURN s.id, c.sha, r.status, \
+                 r.old_path, r.modified, r.start_line, r.end_line",
+            ),
+            (
+                "child-of",
+                "MATCH (a:Symbol)-[:CHILD_OF]->(b:Symbol) RETURN a.id, b.id",
+            ),
+            (
+                "in-file",
+                "MATCH (a:Symbol)-[:CHILD_OF]->(f:File) RETURN a.id, f.path",
+            ),
+            (
+                "moved",
+                "MATCH (a:Symbol)-[r:MOVED_TO]->(b:Symbol) RETURN a.id, b.id, r.sha",
+            ),
+            (
+                "continues",
+                "MATCH (a:Symbol)-[r:CONTINUES]->(b:Symbol) RETURN a.id, b.id, r.sha, r.similarity",
+            ),
+        ];
+        let conn = self.conn()?;
+        let mut lines = Vec::new();
+        for (prefix, q) in reads {
+            for row in query(&conn, "dump", q)? {
+                let cells: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+                lines.push(format!("{prefix} {}", cells.join(" | ")));
+            }
+        }
+        lines.sort();
+        Ok(lines)
+    }
+
     /// Every row of the code graph as sorted text lines (sources excepted:
     /// they are how the graph is kept, not what it says). Two graphs of the
     /// same tree print the same lines, however they were built.

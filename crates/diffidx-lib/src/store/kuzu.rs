@@ -110,12 +110,46 @@ pub fn upsert(conn: &Connection<'_>, what: &'static str, q: &str, rows: Vec<Valu
     Ok(())
 }
 
+/// Inserts new nodes of `table` with `COPY ... FROM (UNWIND ...)`;
+/// `columns` are the row fields in the table's column order and
+/// `trailing` expressions for the table's remaining columns. No row may
+/// have a key already stored (that fails the statement).
+pub fn insert_nodes(
+    conn: &Connection<'_>,
+    what: &'static str,
+    table: &str,
+    columns: &[&str],
+    trailing: &[&str],
+    rows: Vec<Value>,
+) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let returned: Vec<String> = columns
+        .iter()
+        .map(|c| format!("r.{c}"))
+        .chain(trailing.iter().map(|t| t.to_string()))
+        .collect();
+    let q = format!(
+        "COPY {table} FROM (UNWIND $rows AS r RETURN {})",
+        returned.join(", ")
+    );
+    let mut stmt = prepare(conn, &q)?;
+    for chunk in rows.chunks(50_000) {
+        let ty = LogicalType::from(&chunk[0]);
+        let list = Value::List(ty, chunk.to_vec());
+        execute(conn, what, &mut stmt, vec![("rows", list)])?;
+    }
+    Ok(())
+}
+
 /// How relationships are inserted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Insert {
-    /// `COPY ... FROM (UNWIND ...)`: many times faster, for tables that are
-    /// empty (a first build). Into a large non-empty table it rewrites whole
-    /// regions of it, which grows the file and can exhaust the buffer pool.
+    /// `COPY ... FROM (UNWIND ...)`: both ends found by their primary key.
+    /// The history loads every batch this way. The code graph uses it for a
+    /// first build only: its updates replace a file's relationships, few
+    /// rows each, spread over large tables.
     Bulk,
     /// One `MERGE` of each endpoint (an index lookup) and a `CREATE` per row.
     PerRow,

@@ -1,5 +1,13 @@
 //! Writing: a batch of commit records becomes `crate::graph` rows, written in
-//! one transaction of `UNWIND`-batched `MERGE`s.
+//! one transaction: new nodes and every relationship with `COPY`, nodes
+//! already stored with `UNWIND`-batched `MERGE`s.
+//!
+//! Why not `MERGE` everything: Kuzu 0.11 plans `UNWIND $rows ... MERGE
+//! (s:Symbol {id: r.id})` as a scan of the whole table joined with the
+//! rows, so each row costs a comparison with every stored symbol and a
+//! backfill grows quadratic. `COPY` looks both ends of a relationship up
+//! by their primary key. So what is new is copied, and only what is
+//! already stored pays for a `MERGE`.
 
 use std::collections::{HashMap, HashSet};
 
@@ -7,10 +15,11 @@ use ::kuzu::Connection;
 use diffidx_core::CommitRecord;
 
 use super::kuzu::{
-    as_i64, as_string, execute, prepare, query, row, row_of, run, string_list, upsert,
+    as_i64, as_string, execute, insert_nodes, insert_rels, prepare, query, row, row_of, run,
+    string_list, upsert, Insert,
 };
 use super::{set_meta, Result, Store};
-use crate::graph::{GraphRows, MovedTo, Parent, Prop, Row};
+use crate::graph::{ChildOf, GraphRows, MovedTo, Parent, Prop, Row, SymbolNode};
 
 impl Store {
     /// Loads commit records (oldest first) in one transaction and records
@@ -87,62 +96,198 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
         "UNWIND $rows AS r MERGE (f:File {path: r.path}) SET f.language = r.language",
         rows.files.iter().map(row).collect(),
     )?;
+    // New symbols go in with `COPY`; only those already stored are
+    // updated with a `MERGE`, whose cost grows with the table.
+    let mut stored = symbol_ids(conn)?;
+    let (updated, created): (Vec<&SymbolNode>, Vec<&SymbolNode>) =
+        rows.symbols.values().partition(|s| stored.contains(&s.id));
+    insert_symbols(conn, "symbols", &created, &mut stored)?;
     upsert(
         conn,
         "symbols",
         "UNWIND $rows AS r MERGE (s:Symbol {id: r.id}) SET s.path = r.path, s.qualname = r.qualname, \
          s.name = r.name, s.kind = r.kind, s.sig = r.sig, s.language = r.language, s.deleted = r.deleted, \
          s.start_line = r.start_line, s.end_line = r.end_line, s.content_hash = r.content_hash",
-        rows.symbols.values().map(row).collect(),
+        updated.into_iter().map(row).collect(),
     )?;
+    let (updated, created): (Vec<&SymbolNode>, Vec<&SymbolNode>) =
+        rows.deleted.values().partition(|s| stored.contains(&s.id));
+    insert_symbols(conn, "deleted symbols", &created, &mut stored)?;
     upsert(
         conn,
         "deleted symbols",
-        "UNWIND $rows AS r MERGE (s:Symbol {id: r.id}) ON CREATE SET s.path = r.path, \
-         s.qualname = r.qualname, s.name = r.name, s.kind = r.kind, s.sig = r.sig, \
-         s.language = r.language, s.content_hash = r.content_hash \
+        "UNWIND $rows AS r MERGE (s:Symbol {id: r.id}) \
          SET s.deleted = true, s.start_line = r.start_line, s.end_line = r.end_line",
-        rows.deleted.values().map(row).collect(),
+        updated.into_iter().map(row).collect(),
     )?;
+    // Relationships go in with `COPY`, which finds both ends by their key
+    // (an `UNWIND ... MERGE` compares each row with every node of the
+    // table). A symbol a relationship names that no row wrote is created
+    // bare, as a `MERGE` would.
+    let named = rows
+        .child_of
+        .iter()
+        .flat_map(|e| match &e.parent {
+            Parent::Symbol(parent) => [Some(&e.child), Some(parent)],
+            Parent::File(_) => [Some(&e.child), None],
+        })
+        .chain(rows.changed_in.iter().map(|c| Some(&c.id)))
+        .chain(
+            rows.continues
+                .iter()
+                .flat_map(|c| [Some(&c.from), Some(&c.to)]),
+        )
+        .flatten();
+    insert_bare_symbols(conn, named, &mut stored)?;
+    let edges = child_edges(conn, rows)?;
     let (to_symbols, to_files): (Vec<_>, Vec<_>) = rows
         .child_of
         .iter()
+        .filter(|e| !edges.contains(*e))
         .partition(|e| matches!(e.parent, Parent::Symbol(_)));
-    upsert(
-        conn,
-        "hierarchy",
-        "UNWIND $rows AS r MERGE (a:Symbol {id: r.child}) MERGE (b:Symbol {id: r.parent}) \
-         MERGE (a)-[:CHILD_OF]->(b)",
-        to_symbols.into_iter().map(row).collect(),
-    )?;
-    upsert(
-        conn,
-        "files of symbols",
-        "UNWIND $rows AS r MERGE (a:Symbol {id: r.child}) MERGE (f:File {path: r.parent}) \
-         MERGE (a)-[:CHILD_OF]->(f)",
-        to_files.into_iter().map(row).collect(),
-    )?;
-    upsert(
+    for (what, to, edges) in [
+        ("hierarchy", "Symbol", to_symbols),
+        ("files of symbols", "File", to_files),
+    ] {
+        insert_rels(
+            conn,
+            what,
+            "CHILD_OF",
+            ("Symbol", to),
+            &["child", "parent"],
+            edges.into_iter().map(row).collect(),
+            Insert::Bulk,
+        )?;
+    }
+    // Commits already in the store were skipped, so every change is new.
+    insert_rels(
         conn,
         "changes",
-        // Commits already in the store were skipped, so every change is new.
-        "UNWIND $rows AS r MERGE (s:Symbol {id: r.id}) MERGE (c:Commit {sha: r.sha}) \
-         CREATE (s)-[:CHANGED_IN {status: r.status, old_path: r.old_path, modified: r.modified, \
-         start_line: r.start_line, end_line: r.end_line}]->(c)",
+        "CHANGED_IN",
+        ("Symbol", "Commit"),
+        &[
+            "id",
+            "sha",
+            "status",
+            "old_path",
+            "modified",
+            "start_line",
+            "end_line",
+        ],
         rows.changed_in.iter().map(row).collect(),
+        Insert::Bulk,
     )?;
-    link_moves(conn, &rows.moved_to)?;
-    upsert(
+    link_moves(conn, rows, &mut stored)?;
+    // Like the changes: only commits not loaded yet get here, so each
+    // link is new.
+    insert_rels(
         conn,
         "lineage",
-        // Like the changes: only commits not loaded yet get here, so each
-        // link is new. Both ends are deltas of the same commit, written
-        // above; `MERGE` on the key finds them by its index (`MATCH` planned
-        // a scan: 0.55 ms a row on App-vNext/Polly, nine times a change's).
-        "UNWIND $rows AS r MERGE (a:Symbol {id: r.from}) MERGE (b:Symbol {id: r.to}) \
-         CREATE (a)-[:CONTINUES {sha: r.sha, similarity: r.similarity}]->(b)",
+        "CONTINUES",
+        ("Symbol", "Symbol"),
+        &["from", "to", "sha", "similarity"],
         rows.continues.iter().map(row).collect(),
+        Insert::Bulk,
     )?;
+    Ok(())
+}
+
+/// The ids of every stored symbol: one scan, where asking for a batch's
+/// ids (`IN $ids`) compares every row with every id.
+fn symbol_ids(conn: &Connection<'_>) -> Result<HashSet<String>> {
+    Ok(query(conn, "list symbols", "MATCH (s:Symbol) RETURN s.id")?
+        .iter()
+        .filter_map(|r| as_string(&r[0]))
+        .collect())
+}
+
+/// The hierarchy edges already stored among those of `rows` (none when
+/// every child is new: a symbol's edges are written with it).
+fn child_edges(conn: &Connection<'_>, rows: &GraphRows) -> Result<HashSet<ChildOf>> {
+    if rows.child_of.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let mut edges = HashSet::new();
+    for (q, file) in [
+        (
+            "MATCH (a:Symbol)-[:CHILD_OF]->(b:Symbol) RETURN a.id, b.id",
+            false,
+        ),
+        (
+            "MATCH (a:Symbol)-[:CHILD_OF]->(f:File) RETURN a.id, f.path",
+            true,
+        ),
+    ] {
+        for r in query(conn, "list hierarchy", q)? {
+            let (Some(child), Some(parent)) = (as_string(&r[0]), as_string(&r[1])) else {
+                continue;
+            };
+            let parent = if file {
+                Parent::File(parent)
+            } else {
+                Parent::Symbol(parent)
+            };
+            edges.insert(ChildOf { child, parent });
+        }
+    }
+    Ok(edges)
+}
+
+/// `COPY`s symbols none of which is stored yet; `stored` learns them.
+fn insert_symbols(
+    conn: &Connection<'_>,
+    what: &'static str,
+    symbols: &[&SymbolNode],
+    stored: &mut HashSet<String>,
+) -> Result<()> {
+    insert_nodes(
+        conn,
+        what,
+        "Symbol",
+        &SYMBOL_COLUMNS,
+        &["CAST(NULL AS INT64)"],
+        symbols.iter().map(|s| row(*s)).collect(),
+    )?;
+    stored.extend(symbols.iter().map(|s| s.id.clone()));
+    Ok(())
+}
+
+/// The columns of `Symbol` a history row fills, in the table's order (the
+/// code graph's `unresolved` follows).
+const SYMBOL_COLUMNS: [&str; 11] = [
+    "id",
+    "path",
+    "qualname",
+    "name",
+    "kind",
+    "sig",
+    "language",
+    "deleted",
+    "start_line",
+    "end_line",
+    "content_hash",
+];
+
+/// Creates, with their id alone, the symbols among `ids` not stored yet.
+fn insert_bare_symbols<'a>(
+    conn: &Connection<'_>,
+    ids: impl Iterator<Item = &'a String>,
+    stored: &mut HashSet<String>,
+) -> Result<()> {
+    let mut bare: Vec<&String> = ids.filter(|id| !stored.contains(*id)).collect();
+    bare.sort_unstable();
+    bare.dedup();
+    let rows = bare
+        .iter()
+        .map(|id| row_of(vec![("id", Prop::Str(id))]))
+        .collect();
+    upsert(
+        conn,
+        "bare symbols",
+        "UNWIND $rows AS r MERGE (s:Symbol {id: r.id})",
+        rows,
+    )?;
+    stored.extend(bare.into_iter().cloned());
     Ok(())
 }
 
@@ -162,21 +307,16 @@ fn next_seq(conn: &Connection<'_>) -> Result<i64> {
 /// text: a live one first (the one this commit moves away is live until
 /// linked; one deleted earlier is not it), then the smallest id. Without
 /// one, a deleted placeholder.
-fn link_moves(conn: &Connection<'_>, moves: &[MovedTo]) -> Result<()> {
+fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<String>) -> Result<()> {
+    let moves = &rows.moved_to;
     if moves.is_empty() {
         return Ok(());
     }
-    let ids: HashSet<String> = moves.iter().map(|m| m.from.clone()).collect();
-    let mut stmt = prepare(conn, "MATCH (s:Symbol) WHERE s.id IN $ids RETURN s.id")?;
-    let mut known: HashSet<String> = execute(
-        conn,
-        "find moved symbols",
-        &mut stmt,
-        vec![("ids", string_list(&ids))],
-    )?
-    .iter()
-    .filter_map(|r| as_string(&r[0]))
-    .collect();
+    let mut known: HashSet<String> = moves
+        .iter()
+        .filter(|m| stored.contains(&m.from))
+        .map(|m| m.from.clone())
+        .collect();
     let paths: HashSet<String> = moves
         .iter()
         .filter(|m| !known.contains(&m.from))
@@ -225,28 +365,137 @@ fn link_moves(conn: &Connection<'_>, moves: &[MovedTo]) -> Result<()> {
         known.insert(from.clone());
         froms.push(from);
     }
-    let mut rows = Vec::with_capacity(moves.len());
-    for (m, from) in moves.iter().zip(&froms) {
-        rows.push(row_of(vec![
-            ("to", Prop::Str(&m.to)),
-            ("from", Prop::Str(from)),
-            ("old_path", Prop::Str(&m.old_path)),
-            ("qualname", Prop::Str(&m.qualname)),
-            ("name", Prop::Str(&m.name)),
-            ("kind", Prop::Str(m.kind)),
-            ("sig", Prop::Str(&m.sig)),
-            ("sha", Prop::Str(&m.sha)),
-        ]));
+    // An old identity not stored yet is created deleted, with what the
+    // move says of it and the language of the new one; a stored one is
+    // marked deleted. (A new identity with no language, created bare,
+    // leaves the rest to the `MERGE` that did it all before.)
+    let mut languages: HashMap<&str, &'static str> = HashMap::new();
+    for s in rows.symbols.values().chain(rows.deleted.values()) {
+        languages.insert(&s.id, s.language);
     }
+    let mut created: HashMap<&str, SymbolNode> = HashMap::new();
+    let mut marked: Vec<&str> = Vec::new();
+    let mut unusual: Vec<(&MovedTo, &String)> = Vec::new();
+    for (m, from) in moves.iter().zip(&froms) {
+        if stored.contains(from) || created.contains_key(from.as_str()) {
+            marked.push(from);
+            continue;
+        }
+        let language = match created.get(m.to.as_str()) {
+            Some(to) => to.language,
+            None => match languages.get(m.to.as_str()) {
+                Some(language) => language,
+                None => {
+                    unusual.push((m, from));
+                    continue;
+                }
+            },
+        };
+        created.insert(
+            from,
+            SymbolNode {
+                id: from.clone(),
+                path: m.old_path.clone(),
+                qualname: m.qualname.clone(),
+                name: m.name.clone(),
+                kind: m.kind,
+                sig: m.sig.clone(),
+                language,
+                deleted: true,
+                start_line: 0,
+                end_line: 0,
+                content_hash: String::new(),
+            },
+        );
+    }
+    let created: Vec<&SymbolNode> = created.values().collect();
+    insert_symbols(conn, "moved symbols", &created, stored)?;
     upsert(
         conn,
-        "link moves",
+        "moved symbols",
         "UNWIND $rows AS r MATCH (b:Symbol {id: r.to}) \
          MERGE (a:Symbol {id: r.from}) ON CREATE SET a.path = r.old_path, a.qualname = r.qualname, \
          a.name = r.name, a.kind = r.kind, a.sig = r.sig, a.language = b.language, a.start_line = 0, \
          a.end_line = 0, a.content_hash = '' \
-         SET a.deleted = true \
-         MERGE (a)-[l:MOVED_TO]->(b) SET l.sha = r.sha",
-        rows,
+         SET a.deleted = true",
+        unusual
+            .iter()
+            .map(|(m, from)| {
+                row_of(vec![
+                    ("to", Prop::Str(&m.to)),
+                    ("from", Prop::Str(from)),
+                    ("old_path", Prop::Str(&m.old_path)),
+                    ("qualname", Prop::Str(&m.qualname)),
+                    ("name", Prop::Str(&m.name)),
+                    ("kind", Prop::Str(m.kind)),
+                    ("sig", Prop::Str(&m.sig)),
+                ])
+            })
+            .collect(),
+    )?;
+    stored.extend(unusual.iter().map(|(_, from)| (*from).clone()));
+    marked.sort_unstable();
+    marked.dedup();
+    upsert(
+        conn,
+        "moved symbols",
+        "UNWIND $rows AS r MERGE (s:Symbol {id: r.id}) SET s.deleted = true",
+        marked
+            .iter()
+            .map(|id| row_of(vec![("id", Prop::Str(id))]))
+            .collect(),
+    )?;
+    // One link per pair, with the last move's commit; a pair linked by an
+    // earlier batch gets that commit.
+    let mut links: Vec<(&str, &str, &str)> = Vec::new();
+    let mut at: HashMap<(&str, &str), usize> = HashMap::new();
+    for (m, from) in moves.iter().zip(&froms) {
+        let key = (from.as_str(), m.to.as_str());
+        match at.get(&key) {
+            Some(&i) => links[i].2 = &m.sha,
+            None => {
+                at.insert(key, links.len());
+                links.push((from, &m.to, &m.sha));
+            }
+        }
+    }
+    let linked = moved_links(conn)?;
+    let (relinked, fresh): (Vec<_>, Vec<_>) = links
+        .into_iter()
+        .partition(|(from, to, _)| linked.contains(&(from.to_string(), to.to_string())));
+    let link_row = |(from, to, sha): (&str, &str, &str)| {
+        row_of(vec![
+            ("from", Prop::Str(from)),
+            ("to", Prop::Str(to)),
+            ("sha", Prop::Str(sha)),
+        ])
+    };
+    upsert(
+        conn,
+        "link moves again",
+        "UNWIND $rows AS r MATCH (a:Symbol {id: r.from})-[l:MOVED_TO]->(b:Symbol {id: r.to}) \
+         SET l.sha = r.sha",
+        relinked.into_iter().map(link_row).collect(),
+    )?;
+    insert_rels(
+        conn,
+        "link moves",
+        "MOVED_TO",
+        ("Symbol", "Symbol"),
+        &["from", "to", "sha"],
+        fresh.into_iter().map(link_row).collect(),
+        Insert::Bulk,
     )
+}
+
+/// The (from, to) pairs of every stored move.
+fn moved_links(conn: &Connection<'_>) -> Result<HashSet<(String, String)>> {
+    Ok(query(
+        conn,
+        "list moves",
+        "MATCH (a:Symbol)-[:MOVED_TO]->(b:Symbol) RETURN a.id, b.id",
+    )?
+    .iter()
+    .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?)))
+    .collect())
 }
