@@ -1091,8 +1091,9 @@ fn a_large_index_run_leaves_its_notes_packed() {
     repo.ok(&["fsck"]);
 }
 
-/// `index --timings` says where the run's time went, stage by stage, and
-/// the stages add up to the run.
+/// `index --timings` says where the run's time went, stage by stage: the
+/// run's own thread (its stages add up to the run), then the diffing
+/// thread beside it.
 #[test]
 fn timings_break_a_run_down_by_stage() {
     let mut repo = TestRepo::new();
@@ -1109,38 +1110,150 @@ fn timings_break_a_run_down_by_stage() {
         head.starts_with("timings: 2 commits computed in "),
         "{said}"
     );
-    let stages: Vec<(String, f64, f64)> = lines
-        .map(|line| {
-            let (name, rest) = line.trim().split_at(11);
-            let fields: Vec<&str> = rest.split_whitespace().collect();
-            let secs: f64 = fields[0].parse().unwrap();
-            let share: f64 = fields[2].trim_end_matches('%').parse().unwrap();
-            (name.trim().to_owned(), secs, share)
-        })
-        .collect();
+    let parse = |line: &str| {
+        let (name, rest) = line.trim().split_at(11);
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let secs: f64 = fields[0].parse().unwrap();
+        let share: f64 = fields[2].trim_end_matches('%').parse().unwrap();
+        (name.trim().to_owned(), secs, share)
+    };
+    let writer: Vec<&str> = lines.by_ref().take_while(|l| l.starts_with("  ")).collect();
+    let stages: Vec<(String, f64, f64)> = writer.iter().map(|l| parse(l)).collect();
     let names: Vec<&str> = stages.iter().map(|(n, _, _)| n.as_str()).collect();
     assert_eq!(
         names,
+        ["sync", "walk", "notes", "store", "idle", "graph", "search", "compact", "other"],
+        "{said}"
+    );
+    // The run's own thread: its stages add up to the run.
+    let total_share: f64 = stages.iter().map(|(_, _, share)| share).sum();
+    assert!((total_share - 100.0).abs() < 1.0, "{said}");
+    let diffing: Vec<&str> = lines.collect();
+    let names: Vec<String> = diffing[..6].iter().map(|l| parse(l).0).collect();
+    assert_eq!(
+        names,
         [
-            "sync",
-            "walk",
             "tree diff",
             "read blobs",
             "parse",
             "extract",
             "label",
-            "notes",
-            "store",
-            "graph",
-            "search",
-            "compact",
-            "other"
+            "blocked"
         ],
         "{said}"
     );
-    let total_share: f64 = stages.iter().map(|(_, _, share)| share).sum();
-    assert!((total_share - 100.0).abs() < 1.0, "{said}");
+    // Each version of Cart.cs parsed once; the second commit found the
+    // first version parsed.
+    assert_eq!(
+        diffing[6].trim(),
+        "2 file versions parsed (0.0 MiB), 1 found parsed in the cache",
+        "{said}"
+    );
     // Opening and writing a Kuzu store takes milliseconds at least.
     let store = stages.iter().find(|(n, _, _)| n == "store").unwrap();
     assert!(store.1 > 0.0, "{said}");
+}
+
+fn history_dump(repo: &TestRepo) -> Vec<String> {
+    let git = diffidx_core::git::Repo::discover(repo.path()).unwrap();
+    let store = diffidx_lib::open::for_reading(&git, std::time::Duration::from_secs(10)).unwrap();
+    store.history_dump().unwrap()
+}
+
+/// One run loads a history in one batch; a run per commit loads it in as
+/// many. Row for row the stores are the same: new symbols and links are
+/// copied in, stored ones updated, a move undone and redone links the same
+/// pair again with the later commit, and a move that also renames the
+/// enclosing type finds the old symbol by its text.
+#[test]
+fn a_history_loaded_commit_by_commit_equals_one_loaded_at_once() {
+    let (mut repo, mut shas) = eventful_repo();
+    let tax = "        decimal Tax(decimal net) { return net * 0.25m; }\n";
+    let billing = |members: &str| {
+        format!("namespace Shop\n{{\n    class Billing\n    {{\n{members}        void Other() {{ }}\n    }}\n}}\n")
+    };
+    let taxes =
+        |class: &str| format!("namespace Shop\n{{\n    class {class}\n    {{\n{tax}    }}\n}}\n");
+    for (message, invoicing, taxes_file) in [
+        ("tax back to billing", billing(tax), None),
+        ("tax out again", billing(""), Some(taxes("Taxes"))),
+        ("tax back", billing(tax), None),
+        (
+            "tax out again, to a renamed class",
+            billing(""),
+            Some(taxes("Levies")),
+        ),
+    ] {
+        repo.write("src/Invoicing.cs", invoicing);
+        match taxes_file {
+            Some(text) => repo.write("src/Taxes.cs", text),
+            None if repo.path().join("src/Taxes.cs").exists() => repo.remove("src/Taxes.cs"),
+            None => {}
+        }
+        shas.push(repo.commit(message));
+    }
+    let stepwise = TestRepo::clone_of(repo.path(), 100);
+    common::succeeded(&repo.diffidx(&["index"]));
+    for sha in &shas {
+        common::succeeded(&stepwise.diffidx(&["index", sha]));
+    }
+    let at_once = history_dump(&repo);
+    let one_by_one = history_dump(&stepwise);
+    let moves = at_once.iter().filter(|l| l.starts_with("moved ")).count();
+    assert!(moves >= 3, "{at_once:#?}");
+    let only = |a: &[String], b: &[String]| -> Vec<String> {
+        a.iter().filter(|l| !b.contains(l)).cloned().collect()
+    };
+    assert_eq!(
+        (only(&at_once, &one_by_one), only(&one_by_one, &at_once)),
+        (Vec::new(), Vec::new()),
+        "rows only loaded at once, rows only loaded one by one"
+    );
+    assert_eq!(at_once.len(), one_by_one.len());
+}
+
+/// The diffing thread fails on a commit whose blob is damaged: the commits
+/// it diffed before are written (notes and store), the run says what
+/// failed, and once the object is whole again the next run finishes.
+#[test]
+fn a_diff_that_fails_mid_run_keeps_what_was_diffed_before_it() {
+    let mut repo = TestRepo::new();
+    let mut shas = Vec::new();
+    for i in 0..3 {
+        repo.write("src/lib.rs", format!("pub fn f() -> u32 {{ {i} }}\n"));
+        shas.push(repo.commit(&format!("f {i}")));
+    }
+    let blob = repo.git(&["rev-parse", &format!("{}:src/lib.rs", shas[2])]);
+    let blob = blob.trim();
+    let object = repo
+        .path()
+        .join(".git/objects")
+        .join(&blob[..2])
+        .join(&blob[2..]);
+    let whole = std::fs::read(&object).unwrap();
+    let mut permissions = std::fs::metadata(&object).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&object, permissions).unwrap();
+    std::fs::write(&object, b"not a zlib stream").unwrap();
+    let out = repo.diffidx(&["index"]);
+    assert!(!out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(&blob[..7]), "{said}");
+    let noted: Vec<bool> = shas
+        .iter()
+        .map(|sha| {
+            repo.command("git")
+                .args(["notes", "--ref=diffidx", "show", sha])
+                .output()
+                .unwrap()
+                .status
+                .success()
+        })
+        .collect();
+    assert_eq!(noted, [true, true, false]);
+    assert_eq!(history(&repo, "f").len(), 2);
+    std::fs::write(&object, whole).unwrap();
+    common::succeeded(&repo.diffidx(&["index"]));
+    assert_eq!(history(&repo, "f").len(), 3);
 }

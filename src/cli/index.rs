@@ -44,7 +44,7 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<()> {
         eprint!("{}", index_summary(&report));
     }
     if args.timings {
-        eprint!("{}", timings_table(&report.times, report.computed));
+        eprint!("{}", timings_table(&report));
     }
     // With Neo4j credentials, push too; a Neo4j that is down does not fail indexing.
     let started = std::time::Instant::now();

@@ -385,26 +385,40 @@ pub fn index_summary(report: &IndexReport) -> String {
 }
 
 /// `index --timings`: each stage's time and share of the run, and the rate.
-pub fn timings_table(times: &diffidx_lib::index::IndexTimes, computed: usize) -> String {
-    let total = times.total.as_secs_f64();
+pub fn timings_table(report: &IndexReport) -> String {
+    let times = &report.times;
+    let total = times.total.as_secs_f64().max(1e-9);
+    let computed = report.computed;
     let mut out = format!(
         "timings: {computed} commits computed in {total:.2} s ({:.0} commits/s)\n",
-        computed as f64 / total.max(1e-9)
+        computed as f64 / total
     );
-    let mut counted = 0.0;
-    for (stage, time) in times.stages() {
-        let secs = time.as_secs_f64();
-        counted += secs;
+    let mut line = |stage: &str, secs: f64| {
         out.push_str(&format!(
             "  {stage:<11} {secs:>8.3} s {:>5.1}%\n",
-            100.0 * secs / total.max(1e-9)
+            100.0 * secs / total
+        ))
+    };
+    let mut counted = 0.0;
+    for (stage, time) in times.writer_stages() {
+        counted += time.as_secs_f64();
+        line(stage, time.as_secs_f64());
+    }
+    line("other", (total - counted).max(0.0));
+    out.push_str("diffing, on a second thread beside the notes and the store:\n");
+    for (stage, time) in times.diffing_stages() {
+        out.push_str(&format!(
+            "  {stage:<11} {:>8.3} s {:>5.1}%\n",
+            time.as_secs_f64(),
+            100.0 * time.as_secs_f64() / total
         ));
     }
-    let other = (total - counted).max(0.0);
+    let blobs = report.diff.blobs;
     out.push_str(&format!(
-        "  {:<11} {other:>8.3} s {:>5.1}%\n",
-        "other",
-        100.0 * other / total.max(1e-9)
+        "  {} file versions parsed ({:.1} MiB), {} found parsed in the cache\n",
+        blobs.parsed,
+        blobs.bytes as f64 / (1024.0 * 1024.0),
+        blobs.cache_hits
     ));
     out
 }

@@ -115,8 +115,8 @@ fn history(commits: usize) {
         infos.len(),
         generated.as_secs_f64(),
         infos.len() as f64 / elapsed.as_secs_f64(),
-        differ.stats.blobs_parsed,
-        differ.stats.bytes_parsed as f64 / (1024.0 * 1024.0),
-        differ.stats.cache_hits
+        differ.stats.blobs.parsed,
+        differ.stats.blobs.bytes as f64 / (1024.0 * 1024.0),
+        differ.stats.blobs.cache_hits
     );
 }

@@ -103,13 +103,39 @@ pub struct SymbolDiffer<'r> {
     pub stats: DiffStats,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DiffStats {
-    pub blobs_parsed: u64,
-    pub bytes_parsed: u64,
-    pub cache_hits: u64,
+    pub blobs: BlobCounts,
     /// Where the time went, so a regression shows which stage grew.
     pub time: DiffTimes,
+}
+
+/// Blob versions parsed, and those found parsed in the cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlobCounts {
+    pub parsed: u64,
+    /// Bytes of text parsed.
+    pub bytes: u64,
+    pub cache_hits: u64,
+}
+
+impl std::ops::Sub for DiffStats {
+    type Output = DiffStats;
+
+    /// What a differ did between two readings of its stats.
+    fn sub(self, earlier: DiffStats) -> DiffStats {
+        DiffStats {
+            blobs: BlobCounts {
+                parsed: self.blobs.parsed.saturating_sub(earlier.blobs.parsed),
+                bytes: self.blobs.bytes.saturating_sub(earlier.blobs.bytes),
+                cache_hits: self
+                    .blobs
+                    .cache_hits
+                    .saturating_sub(earlier.blobs.cache_hits),
+            },
+            time: self.time - earlier.time,
+        }
+    }
 }
 
 /// Time spent per stage of diffing (parse and extract are the extractor's).
@@ -446,8 +472,8 @@ impl<'r> SymbolDiffer<'r> {
         let Ok(source) = normalize(&bytes, self.options.max_file_size) else {
             return Ok(None);
         };
-        self.stats.blobs_parsed += 1;
-        self.stats.bytes_parsed += source.text.len() as u64;
+        self.stats.blobs.parsed += 1;
+        self.stats.blobs.bytes += source.text.len() as u64;
         Ok(self
             .extractor
             .extract_facts(language, &source.text, None)
@@ -514,7 +540,7 @@ impl<'r> SymbolDiffer<'r> {
     fn load(&mut self, blob: ObjectId, path: &str, base: Option<&ParsedBlob>) -> Result<Loaded> {
         let language = Language::from_path(path).expect("only source files are loaded");
         if let Some(hit) = self.cache.get(&(blob, language)) {
-            self.stats.cache_hits += 1;
+            self.stats.blobs.cache_hits += 1;
             return Ok(hit);
         }
         let started = Instant::now();
@@ -550,8 +576,8 @@ impl<'r> SymbolDiffer<'r> {
             self.stats.time.read += started.elapsed();
             match normalized {
                 Ok(source) => {
-                    self.stats.blobs_parsed += 1;
-                    self.stats.bytes_parsed += source.text.len() as u64;
+                    self.stats.blobs.parsed += 1;
+                    self.stats.blobs.bytes += source.text.len() as u64;
                     let base = base.and_then(|b| b.state.as_ref().map(|s| (s, b.text.as_str())));
                     let extracted =
                         self.extractor

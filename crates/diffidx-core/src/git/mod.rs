@@ -25,6 +25,29 @@ pub struct Repo {
     promisor: Option<String>,
 }
 
+/// A repository that can be sent to another thread, which opens its own
+/// [`Repo`] from it (gix's repository handle is not shared across threads;
+/// its object store is).
+pub struct SharedRepo {
+    repo: gix::ThreadSafeRepository,
+    promisor: Option<String>,
+}
+
+impl SharedRepo {
+    /// This thread's handle on the repository.
+    pub fn to_local(&self) -> Repo {
+        let mut repo = self.repo.to_thread_local();
+        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+        Repo {
+            repo,
+            promisor: self.promisor.clone(),
+        }
+    }
+}
+
+/// Decoded objects a handle keeps (trees are read again and again).
+const OBJECT_CACHE_BYTES: usize = 64 * 1024 * 1024;
+
 /// What the core needs to know about a commit.
 #[derive(Debug, Clone)]
 pub struct CommitInfo {
@@ -153,11 +176,19 @@ impl Repo {
                 source: e,
             })?
             .into();
-        repo.object_cache_size_if_unset(64 * 1024 * 1024);
+        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
         // Notes commits and reflog entries need an identity; git's own, else ours.
         let _ = repo.committer_or_set_fallback("diffidx", "diffidx@localhost");
         let promisor = promisor_remote(&repo);
         Ok(Repo { repo, promisor })
+    }
+
+    /// The same repository, for another thread.
+    pub fn share(&self) -> SharedRepo {
+        SharedRepo {
+            repo: self.repo.clone().into_sync(),
+            promisor: self.promisor.clone(),
+        }
     }
 
     pub fn gix(&self) -> &gix::Repository {

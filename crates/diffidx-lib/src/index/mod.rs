@@ -14,6 +14,7 @@ pub use gc::{gc, GcReport};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
+use diffidx_core::differ::DiffStats;
 use diffidx_core::git::notes::Notes;
 use diffidx_core::git::Repo;
 use diffidx_core::{CommitRecord, DiffOptions, SymbolDiffer};
@@ -37,6 +38,8 @@ pub enum IndexError {
     State(#[from] StateError),
     #[error("updating the code graph: {0}")]
     Graph(#[from] crate::codegraph::GraphError),
+    #[error("starting the diffing thread: {0}")]
+    Thread(String),
     #[error("updating the search index: {0}")]
     Search(#[from] crate::search::SearchError),
 }
@@ -102,6 +105,8 @@ pub struct IndexReport {
     pub search: Option<crate::search::SearchReport>,
     /// Where the time went, per stage.
     pub times: IndexTimes,
+    /// What diffing the computed commits did (blobs parsed, cache hits).
+    pub diff: DiffStats,
     /// File versions this run's computed notes skipped whole (binary, too
     /// large, over a per-file budget, missing), by problem.
     pub skipped: BTreeMap<diffidx_core::note::Problem, Skips>,
@@ -110,7 +115,9 @@ pub struct IndexReport {
 }
 
 /// Time per stage of a run. The diff stages are those of the commits the
-/// run computed; the code graph's own parsing is in `graph`.
+/// run computed, on the diffing thread beside the writer (so the stages
+/// add up to more than the run); the code graph's own parsing is in
+/// `graph`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IndexTimes {
     /// Loading notes the store lacked (a fetch, a rebuild, a crash).
@@ -127,22 +134,36 @@ pub struct IndexTimes {
     pub search: Duration,
     /// Packing notes and compacting the store after a large run.
     pub compact: Duration,
+    /// The writer, idle until the next commit was diffed (diffing is the
+    /// bottleneck when this is large).
+    pub waiting_for_diffs: Duration,
+    /// The diffing thread, blocked until the writer took a record (the
+    /// notes and the store are the bottleneck when this is large).
+    pub waiting_for_writer: Duration,
     pub total: Duration,
 }
 
 impl IndexTimes {
-    /// Each stage's name and time, in the order they run.
-    pub fn stages(&self) -> [(&'static str, Duration); 12] {
+    /// The diffing thread's stages and their times.
+    pub fn diffing_stages(&self) -> [(&'static str, Duration); 6] {
         [
-            ("sync", self.sync),
-            ("walk", self.walk),
             ("tree diff", self.diff.tree_diff),
             ("read blobs", self.diff.read),
             ("parse", self.diff.parse),
             ("extract", self.diff.extract),
             ("label", self.diff.label),
+            ("blocked", self.waiting_for_writer),
+        ]
+    }
+
+    /// The writer's stages (the run's own thread), in the order they run.
+    pub fn writer_stages(&self) -> [(&'static str, Duration); 8] {
+        [
+            ("sync", self.sync),
+            ("walk", self.walk),
             ("notes", self.notes),
             ("store", self.store),
+            ("idle", self.waiting_for_diffs),
             ("graph", self.graph),
             ("search", self.search),
             ("compact", self.compact),
@@ -234,26 +255,7 @@ fn index_locked_with(
     report.times.walk = walk_started.elapsed();
     report.shallow = shallow;
     progress.start(todo.len());
-    let mut batch: Vec<CommitRecord> = Vec::new();
-    let diffing_from = differ.stats().time;
-    for (done, commit) in todo.iter().enumerate() {
-        if done % BATCH == 0 {
-            differ.prefetch(&todo[done..(done + BATCH).min(todo.len())])?;
-        }
-        let record = differ.commit_record(commit)?;
-        let staging = Instant::now();
-        notes.stage(commit.id, &record.note.to_json())?;
-        report.times.notes += staging.elapsed();
-        report.computed += 1;
-        report.count_skips(&record.note);
-        batch.push(record);
-        if batch.len() >= BATCH {
-            flush(repo, &mut notes, &mut batch, &mut report)?;
-        }
-        progress.advance(done + 1);
-    }
-    let store = flush(repo, &mut notes, &mut batch, &mut report)?;
-    report.times.diff = differ.stats().time - diffing_from;
+    let store = diff_and_write(repo, &todo, options, &mut notes, &mut report, progress)?;
     update_views(&mut differ, store, before, &mut report)?;
     let compacting = Instant::now();
     if report.computed + report.imported >= PACK_AFTER {
@@ -267,6 +269,97 @@ fn index_locked_with(
     let _ = std::fs::remove_file(StateDir::of(repo).rebuilding());
     report.times.total = run_started.elapsed();
     Ok(report)
+}
+
+/// Records in flight between the diffing thread and the writer: enough to
+/// smooth out a slow commit or a store load, few enough to bound memory.
+const IN_FLIGHT: usize = BATCH;
+
+/// Diffs `todo` (oldest first) on a second thread while this one writes
+/// their notes and loads them into the store in batches, in order: the two
+/// halves of a backfill cost about the same, so each core gets one.
+///
+/// When either side fails the other stops: records already diffed are
+/// still written (each note is whole), then the first error is returned.
+/// Returns the store the last batch was loaded into.
+fn diff_and_write(
+    repo: &Repo,
+    todo: &[diffidx_core::git::CommitInfo],
+    options: &IndexOptions,
+    notes: &mut Notes<'_>,
+    report: &mut IndexReport,
+    progress: &mut dyn Progress,
+) -> Result<Option<store::Store>> {
+    let shared = repo.share();
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel::<CommitRecord>(IN_FLIGHT);
+        let differ = std::thread::Builder::new().name("diffidx-diff".into());
+        let differ = differ.spawn_scoped(scope, move || -> Result<(DiffStats, Duration)> {
+            let repo = shared.to_local();
+            let mut differ = SymbolDiffer::new(&repo, options.diff.clone())?;
+            let mut blocked = Duration::ZERO;
+            for chunk in todo.chunks(BATCH) {
+                differ.prefetch(chunk)?;
+                for commit in chunk {
+                    let record = differ.commit_record(commit)?;
+                    let sending = Instant::now();
+                    if sender.send(record).is_err() {
+                        return Ok((differ.stats(), blocked)); // the writer failed
+                    }
+                    blocked += sending.elapsed();
+                }
+            }
+            Ok((differ.stats(), blocked))
+        });
+        let differ = match differ {
+            Ok(differ) => differ,
+            Err(e) => return Err(IndexError::Thread(e.to_string())),
+        };
+        let written = write_records(repo, receiver, notes, report, progress);
+        let diffed = match differ.join() {
+            Ok(diffed) => diffed,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let store = written?;
+        let (stats, blocked) = diffed?;
+        report.diff = stats;
+        report.times.diff = stats.time;
+        report.times.waiting_for_writer = blocked;
+        Ok(store)
+    })
+}
+
+/// The writer's half of [`diff_and_write`]: stages each record's note and
+/// flushes a batch every [`BATCH`] records, and what is left when the
+/// differ stops.
+fn write_records(
+    repo: &Repo,
+    receiver: std::sync::mpsc::Receiver<CommitRecord>,
+    notes: &mut Notes<'_>,
+    report: &mut IndexReport,
+    progress: &mut dyn Progress,
+) -> Result<Option<store::Store>> {
+    let mut batch: Vec<CommitRecord> = Vec::with_capacity(BATCH);
+    let mut done = 0;
+    loop {
+        let waiting = Instant::now();
+        let Ok(record) = receiver.recv() else {
+            break; // every commit is diffed, or the differ failed
+        };
+        report.times.waiting_for_diffs += waiting.elapsed();
+        let staging = Instant::now();
+        notes.stage(record.info.id, &record.note.to_json())?;
+        report.times.notes += staging.elapsed();
+        report.computed += 1;
+        report.count_skips(&record.note);
+        batch.push(record);
+        if batch.len() >= BATCH {
+            flush(repo, notes, &mut batch, report)?;
+        }
+        done += 1;
+        progress.advance(done);
+    }
+    flush(repo, notes, &mut batch, report)
 }
 
 /// Moves the code graph to `HEAD` once `HEAD` is indexed (an unborn or
