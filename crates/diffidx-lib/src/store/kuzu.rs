@@ -110,6 +110,10 @@ pub fn upsert(conn: &Connection<'_>, what: &'static str, q: &str, rows: Vec<Valu
     Ok(())
 }
 
+/// Rows per `COPY` statement: each row becomes several engine values with a
+/// copy of the row's type, so 50,000 rows held 200 MB of them at once.
+const BULK_ROWS: usize = 10_000;
+
 /// Inserts new nodes of `table` with `COPY ... FROM (UNWIND ...)`;
 /// `columns` are the row fields in the table's column order and
 /// `trailing` expressions for the table's remaining columns. No row may
@@ -135,7 +139,7 @@ pub fn insert_nodes(
         returned.join(", ")
     );
     let mut stmt = prepare(conn, &q)?;
-    for chunk in rows.chunks(50_000) {
+    for chunk in rows.chunks(BULK_ROWS) {
         let ty = LogicalType::from(&chunk[0]);
         let list = Value::List(ty, chunk.to_vec());
         execute(conn, what, &mut stmt, vec![("rows", list)])?;
@@ -203,7 +207,11 @@ pub fn insert_rels(
         }
     };
     let mut stmt = prepare(conn, &q)?;
-    let chunk_rows = if how == Insert::Bulk { 50_000 } else { 2_000 };
+    let chunk_rows = if how == Insert::Bulk {
+        BULK_ROWS
+    } else {
+        2_000
+    };
     for chunk in rows.chunks(chunk_rows) {
         let ty = LogicalType::from(&chunk[0]);
         let list = Value::List(ty, chunk.to_vec());
