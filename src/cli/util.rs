@@ -413,7 +413,7 @@ pub fn timings_table(report: &IndexReport) -> String {
             100.0 * time.as_secs_f64() / total
         ));
     }
-    let blobs = report.diff.blobs;
+    let blobs = report.blobs;
     out.push_str(&format!(
         "  {} file versions parsed ({:.1} MiB), {} found parsed in the cache\n",
         blobs.parsed,

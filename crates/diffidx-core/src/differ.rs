@@ -765,7 +765,7 @@ impl BlobCache {
 
     fn insert(&mut self, key: (ObjectId, Language), value: Loaded, path: &str) {
         if self.entries.contains_key(&key) {
-            return; // a race of two paths with the same blob: one is enough
+            return; // entries are inserted after a miss; twice would count twice
         }
         let tree = tree_weight(&value);
         if tree > 0 {
@@ -777,8 +777,9 @@ impl BlobCache {
         self.clock += 1;
         self.bytes += weight(&value);
         self.entries.insert(key, (value, self.clock));
+        let mut dropped = false;
         if self.bytes > self.budget && self.entries.len() > 1 {
-            let cutoff = self.median_age(self.entries.values().map(|(_, used)| *used));
+            let cutoff = median(self.entries.values().map(|(_, used)| *used));
             let evicted: Vec<(ObjectId, Language)> = self
                 .entries
                 .iter()
@@ -790,11 +791,12 @@ impl BlobCache {
                 self.entries.remove(key);
             }
             self.bytes = self.entries.values().map(|(v, _)| weight(v)).sum();
+            dropped = true;
         }
         if self.tree_bytes > self.tree_budget && self.trees.len() > 1 {
             let entries = &self.entries;
             let age = |key: &(ObjectId, Language)| entries.get(key).map_or(0, |(_, used)| *used);
-            let cutoff = self.median_age(self.trees.values().map(age));
+            let cutoff = median(self.trees.values().map(age));
             let old: Vec<(ObjectId, Language)> = self
                 .trees
                 .values()
@@ -804,16 +806,13 @@ impl BlobCache {
             for key in &old {
                 self.drop_tree(key);
             }
+            dropped = true;
         }
-        let entries = &self.entries;
-        self.trees
-            .retain(|_, key| matches!(entries.get(key), Some((Ok(b), _)) if b.state.is_some()));
-    }
-
-    fn median_age(&self, ages: impl Iterator<Item = u64>) -> u64 {
-        let mut ages: Vec<u64> = ages.collect();
-        ages.sort_unstable();
-        ages.get(ages.len() / 2).copied().unwrap_or(0)
+        if dropped {
+            let entries = &self.entries;
+            self.trees
+                .retain(|_, key| matches!(entries.get(key), Some((Ok(b), _)) if b.state.is_some()));
+        }
     }
 
     /// Keeps an entry's text and symbols, without its tree.
@@ -834,6 +833,13 @@ impl BlobCache {
             state: None,
         });
     }
+}
+
+/// The middle of some ages (0 for none).
+fn median(ages: impl Iterator<Item = u64>) -> u64 {
+    let mut ages: Vec<u64> = ages.collect();
+    ages.sort_unstable();
+    ages.get(ages.len() / 2).copied().unwrap_or(0)
 }
 
 /// The room an entry's text and symbols take.

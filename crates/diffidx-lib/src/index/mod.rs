@@ -14,7 +14,7 @@ pub use gc::{gc, GcReport};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use diffidx_core::differ::DiffStats;
+use diffidx_core::differ::{BlobCounts, DiffStats};
 use diffidx_core::git::notes::Notes;
 use diffidx_core::git::Repo;
 use diffidx_core::{CommitRecord, DiffOptions, SymbolDiffer};
@@ -105,8 +105,8 @@ pub struct IndexReport {
     pub search: Option<crate::search::SearchReport>,
     /// Where the time went, per stage.
     pub times: IndexTimes,
-    /// What diffing the computed commits did (blobs parsed, cache hits).
-    pub diff: DiffStats,
+    /// Blobs parsed diffing the computed commits, and cache hits.
+    pub blobs: BlobCounts,
     /// File versions this run's computed notes skipped whole (binary, too
     /// large, over a per-file budget, missing), by problem.
     pub skipped: BTreeMap<diffidx_core::note::Problem, Skips>,
@@ -322,7 +322,7 @@ fn diff_and_write(
         };
         let store = written?;
         let (stats, blocked) = diffed?;
-        report.diff = stats;
+        report.blobs = stats.blobs;
         report.times.diff = stats.time;
         report.times.waiting_for_writer = blocked;
         Ok(store)

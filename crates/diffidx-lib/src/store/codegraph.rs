@@ -579,66 +579,62 @@ impl Store {
     /// they are how the graph is kept, not what it says). Two graphs of the
     /// same tree print the same lines, however they were built.
     pub fn graph_dump(&self) -> Result<Vec<String>> {
-        let conn = self.conn()?;
-        let mut lines = Vec::new();
-        let mut read = |what: &'static str, q: &str, prefix: &str| -> Result<()> {
-            for row in query(&conn, what, q)? {
-                let cells: Vec<String> = row.iter().map(|v| v.to_string()).collect();
-                lines.push(format!("{prefix} {}", cells.join(" | ")));
-            }
-            Ok(())
-        };
-        read("dump", "MATCH (d:Directory) RETURN d.path", "dir")?;
-        read(
-            "dump",
-            "MATCH (m:Module) RETURN m.name, m.language",
-            "module",
-        )?;
-        read(
-            "dump",
-            "MATCH (a:Directory)-[:CONTAINS]->(b:Directory) RETURN a.path, b.path",
-            "dir-dir",
-        )?;
-        read(
-            "dump",
-            "MATCH (a:Directory)-[:CONTAINS]->(b:File) RETURN a.path, b.path",
-            "dir-file",
-        )?;
-        read(
-            "dump",
-            "MATCH (a:File)-[r:CONTAINS]->(b:Symbol) RETURN a.path, b.id, r.file, b.qualname, \
-             b.kind, b.sig, b.start_line, b.end_line, b.unresolved",
-            "file-symbol",
-        )?;
-        read(
-            "dump",
-            "MATCH (a:Symbol)-[r:CONTAINS]->(b:Symbol) RETURN a.id, b.id, r.file, b.qualname, \
-             b.kind, b.sig, b.start_line, b.end_line, b.unresolved",
-            "symbol-symbol",
-        )?;
-        read(
-            "dump",
-            "MATCH (a:File)-[r:IMPORTS]->(m:Module) RETURN a.path, m.name, r.kind, r.alias, r.line",
-            "import",
-        )?;
-        read(
-            "dump",
-            "MATCH (a:File)-[r:IMPORTS]->(b:File) RETURN a.path, b.path, r.kind, r.alias, r.line",
-            "import-file",
-        )?;
-        for table in CODE_EDGES {
-            read(
-                "dump",
-                &format!(
+        let edges: Vec<(&str, String)> = CODE_EDGES
+            .iter()
+            .map(|table| {
+                let q = format!(
                     "MATCH (a:Symbol)-[r:{table}]->(b:Symbol) RETURN a.qualname, b.qualname, \
                      a.id, b.id, r.file, r.resolution, r.candidates, r.line, r.sites"
-                ),
-                table,
-            )?;
-        }
-        lines.sort();
-        Ok(lines)
+                );
+                (*table, q)
+            })
+            .collect();
+        let mut reads: Vec<(&str, &str)> = vec![
+            ("dir", "MATCH (d:Directory) RETURN d.path"),
+            ("module", "MATCH (m:Module) RETURN m.name, m.language"),
+            (
+                "dir-dir",
+                "MATCH (a:Directory)-[:CONTAINS]->(b:Directory) RETURN a.path, b.path",
+            ),
+            (
+                "dir-file",
+                "MATCH (a:Directory)-[:CONTAINS]->(b:File) RETURN a.path, b.path",
+            ),
+            (
+                "file-symbol",
+                "MATCH (a:File)-[r:CONTAINS]->(b:Symbol) RETURN a.path, b.id, r.file, b.qualname, \
+                 b.kind, b.sig, b.start_line, b.end_line, b.unresolved",
+            ),
+            (
+                "symbol-symbol",
+                "MATCH (a:Symbol)-[r:CONTAINS]->(b:Symbol) RETURN a.id, b.id, r.file, b.qualname, \
+                 b.kind, b.sig, b.start_line, b.end_line, b.unresolved",
+            ),
+            (
+                "import",
+                "MATCH (a:File)-[r:IMPORTS]->(m:Module) RETURN a.path, m.name, r.kind, r.alias, r.line",
+            ),
+            (
+                "import-file",
+                "MATCH (a:File)-[r:IMPORTS]->(b:File) RETURN a.path, b.path, r.kind, r.alias, r.line",
+            ),
+        ];
+        reads.extend(edges.iter().map(|(table, q)| (*table, q.as_str())));
+        dump(&self.conn()?, &reads)
     }
+}
+
+/// The rows of each query as text lines headed by its prefix, sorted.
+fn dump(conn: &Connection<'_>, reads: &[(&str, &str)]) -> Result<Vec<String>> {
+    let mut lines = Vec::new();
+    for (prefix, q) in reads {
+        for row in query(conn, "dump", q)? {
+            let cells: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+            lines.push(format!("{prefix} {}", cells.join(" | ")));
+        }
+    }
+    lines.sort();
+    Ok(lines)
 }
 
 /// The whole code graph as rows (for a push): the same rows the updates

@@ -268,6 +268,11 @@ const SYMBOL_COLUMNS: [&str; 11] = [
     "content_hash",
 ];
 
+/// A row of a symbol id alone.
+fn id_row(id: &str) -> ::kuzu::Value {
+    row_of(vec![("id", Prop::Str(id))])
+}
+
 /// Creates, with their id alone, the symbols among `ids` not stored yet.
 fn insert_bare_symbols<'a>(
     conn: &Connection<'_>,
@@ -277,10 +282,7 @@ fn insert_bare_symbols<'a>(
     let mut bare: Vec<&String> = ids.filter(|id| !stored.contains(*id)).collect();
     bare.sort_unstable();
     bare.dedup();
-    let rows = bare
-        .iter()
-        .map(|id| row_of(vec![("id", Prop::Str(id))]))
-        .collect();
+    let rows = bare.iter().map(|id| id_row(id)).collect();
     upsert(
         conn,
         "bare symbols",
@@ -440,10 +442,7 @@ fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<Stri
         conn,
         "moved symbols",
         "UNWIND $rows AS r MERGE (s:Symbol {id: r.id}) SET s.deleted = true",
-        marked
-            .iter()
-            .map(|id| row_of(vec![("id", Prop::Str(id))]))
-            .collect(),
+        marked.iter().map(|id| id_row(id)).collect(),
     )?;
     // One link per pair, with the last move's commit; a pair linked by an
     // earlier batch gets that commit.
