@@ -522,7 +522,9 @@ impl Extractor {
         let parse_text = pre.parse_text.as_ref();
         let edited = base.map(|(state, old_source)| {
             let mut tree = state.tree.clone();
-            tree.edit(&edit_between(state.parse_text(old_source), parse_text));
+            for edit in edits_between(state.parse_text(old_source), parse_text) {
+                tree.edit(&edit);
+            }
             tree
         });
         let limit = self.limits.parse_steps;
@@ -639,32 +641,60 @@ impl ParseState {
     }
 }
 
-/// One edit covering everything between the common prefix and suffix.
-fn edit_between(old: &str, new: &str) -> tree_sitter::InputEdit {
-    let (a, b) = (old.as_bytes(), new.as_bytes());
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let max_suffix = a.len().min(b.len()) - prefix;
-    let suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max_suffix)
-        .take_while(|(x, y)| x == y)
-        .count();
-    let point = |text: &[u8], offset: usize| {
-        let before = &text[..offset];
-        let row = before.iter().filter(|&&c| c == b'\n').count();
-        let column = before.iter().rev().take_while(|&&c| c != b'\n').count();
-        tree_sitter::Point { row, column }
+/// The edits that turn `old` into `new`, one per changed run of lines, last
+/// first (so each edit's offsets are still those of `old`).
+///
+/// One edit spanning from the first change to the last would make the parser
+/// rebuild everything between them: a commit that touches a file's `using`
+/// lines and its last method reparses the whole file.
+fn edits_between(old: &str, new: &str) -> Vec<tree_sitter::InputEdit> {
+    let line_starts = |text: &str| -> Vec<usize> {
+        std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+            .collect()
     };
-    tree_sitter::InputEdit {
-        start_byte: prefix,
-        old_end_byte: a.len() - suffix,
-        new_end_byte: b.len() - suffix,
-        start_position: point(a, prefix),
-        old_end_position: point(a, a.len() - suffix),
-        new_end_position: point(b, b.len() - suffix),
-    }
+    let (old_starts, new_starts) = (line_starts(old), line_starts(new));
+    // The byte offset of a 0-based line start; past the last line, the end.
+    let offset = |starts: &[usize], len: usize, line: u32| {
+        starts.get(line as usize).copied().unwrap_or(len).min(len)
+    };
+    let point = |starts: &[usize], at: usize| {
+        let row = starts
+            .partition_point(|&start| start <= at)
+            .saturating_sub(1);
+        tree_sitter::Point {
+            row,
+            column: at - starts[row],
+        }
+    };
+    let mut edits: Vec<tree_sitter::InputEdit> = crate::git::hunks::diff_lines(old, new)
+        .into_iter()
+        .map(|hunk| {
+            let start = offset(&old_starts, old.len(), hunk.old.start - 1);
+            let old_end = offset(&old_starts, old.len(), hunk.old.end - 1);
+            let new_start = offset(&new_starts, new.len(), hunk.new.start - 1);
+            let new_end = offset(&new_starts, new.len(), hunk.new.end - 1);
+            let start_position = point(&old_starts, start);
+            let (from, to) = (point(&new_starts, new_start), point(&new_starts, new_end));
+            tree_sitter::InputEdit {
+                start_byte: start,
+                old_end_byte: old_end,
+                new_end_byte: start + (new_end - new_start),
+                start_position,
+                old_end_position: point(&old_starts, old_end),
+                new_end_position: tree_sitter::Point {
+                    row: start_position.row + (to.row - from.row),
+                    column: if to.row == from.row {
+                        start_position.column + (to.column - from.column)
+                    } else {
+                        to.column
+                    },
+                },
+            }
+        })
+        .collect();
+    edits.reverse();
+    edits
 }
 
 fn extract_from_tree(

@@ -369,6 +369,48 @@ fn incremental_reparse_equals_a_full_parse() {
     assert!(pairs >= 8, "only {pairs} before/after pairs found");
 }
 
+#[test]
+fn incremental_reparse_after_edits_in_several_places_equals_a_full_parse() {
+    let base: String = (0..40)
+        .map(|i| format!("    public int M{i}() {{ return {i}; }}\n"))
+        .collect();
+    let old = format!("using A;\nnamespace N {{\nclass C {{\n{base}}}\n}}\n");
+    let versions = [
+        // The top, the middle and the end of the file, each a line apart.
+        old.replace("using A;", "using A;\nusing B;")
+            .replace("return 20;", "return 21;")
+            .replace("M39()", "N39()"),
+        // Lines removed, and the last line without its newline.
+        old.replace("    public int M5() { return 5; }\n", "")
+            .trim_end()
+            .to_owned(),
+        // Lines added after the end, and a class split by an edit in its middle.
+        format!(
+            "{}class D {{ void E() {{}} }}\n",
+            old.replace("return 12;", "}} class F {{ int G() {{ return 12;")
+        ),
+        String::new(),
+    ];
+    for new in &versions {
+        let edits = super::edits_between(&old, new);
+        assert!(
+            edits.windows(2).all(|w| w[0].start_byte > w[1].start_byte),
+            "last first"
+        );
+        let mut extractor = Extractor::new().unwrap();
+        let first = extractor.extract_incremental(cs(), &old, None);
+        let state = first.state.expect("a parse state");
+        let incremental = extractor.extract_incremental(cs(), new, Some((&state, &old)));
+        assert_eq!(incremental.symbols, extract(cs(), new), "{new}");
+    }
+    assert_eq!(
+        super::edits_between(&old, &versions[0]).len(),
+        3,
+        "one edit per changed run of lines"
+    );
+    assert!(super::edits_between(&old, &old).is_empty());
+}
+
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
