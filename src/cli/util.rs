@@ -405,7 +405,11 @@ pub fn timings_table(report: &IndexReport) -> String {
         line(stage, time.as_secs_f64());
     }
     line("other", (total - counted).max(0.0));
-    out.push_str("diffing, on a second thread beside the notes and the store:\n");
+    out.push_str(if report.diff_threads > 1 {
+        "diffing, on two threads beside the notes and the store (their times added up):\n"
+    } else {
+        "diffing, on a second thread beside the notes and the store:\n"
+    });
     for (stage, time) in times.diffing_stages() {
         out.push_str(&format!(
             "  {stage:<11} {:>8.3} s {:>5.1}%\n",
@@ -415,9 +419,10 @@ pub fn timings_table(report: &IndexReport) -> String {
     }
     let blobs = report.blobs;
     out.push_str(&format!(
-        "  {} file versions parsed ({:.1} MiB), {} found parsed in the cache\n",
+        "  {} file versions parsed ({:.1} MiB, {} incrementally), {} found parsed in the cache\n",
         blobs.parsed,
         blobs.bytes as f64 / (1024.0 * 1024.0),
+        blobs.incremental,
         blobs.cache_hits
     ));
     out

@@ -51,6 +51,8 @@ pub enum Error {
     InvalidNote { commit: String, reason: String },
     #[error("cannot update the git config {path}: {reason}")]
     Config { path: String, reason: String },
+    #[error("cannot run the {name} thread: {reason}")]
+    Thread { name: String, reason: String },
     #[error(transparent)]
     Grammar(#[from] crate::lang::GrammarError),
 }

@@ -107,6 +107,8 @@ pub struct IndexReport {
     pub times: IndexTimes,
     /// Blobs parsed diffing the computed commits, and cache hits.
     pub blobs: BlobCounts,
+    /// Threads the commits were diffed on (0 when none was computed).
+    pub diff_threads: usize,
     /// File versions this run's computed notes skipped whole (binary, too
     /// large, over a per-file budget, missing), by problem.
     pub skipped: BTreeMap<diffidx_core::note::Problem, Skips>,
@@ -275,9 +277,10 @@ fn index_locked_with(
 /// smooth out a slow commit or a store load, few enough to bound memory.
 const IN_FLIGHT: usize = BATCH;
 
-/// Diffs `todo` (oldest first) on a second thread while this one writes
-/// their notes and loads them into the store in batches, in order: the two
-/// halves of a backfill cost about the same, so each core gets one.
+/// Diffs `todo` (oldest first) on other threads while this one writes
+/// their notes and loads them into the store in batches, in order. Diffing
+/// is the larger half of a backfill, so it gets two threads split by file
+/// path ([`diffidx_core::differ::parallel`]) and the writer shares a core.
 ///
 /// When either side fails the other stops: records already diffed are
 /// still written (each note is whole), then the first error is returned.
@@ -291,25 +294,26 @@ fn diff_and_write(
     progress: &mut dyn Progress,
 ) -> Result<Option<store::Store>> {
     let shared = repo.share();
+    let threads = diff_threads();
+    report.diff_threads = threads;
     std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::sync_channel::<CommitRecord>(IN_FLIGHT);
         let differ = std::thread::Builder::new().name("diffidx-diff".into());
         let differ = differ.spawn_scoped(scope, move || -> Result<(DiffStats, Duration)> {
-            let repo = shared.to_local();
-            let mut differ = SymbolDiffer::new(&repo, options.diff.clone())?;
             let mut blocked = Duration::ZERO;
-            for chunk in todo.chunks(BATCH) {
-                differ.prefetch(chunk)?;
-                for commit in chunk {
-                    let record = differ.commit_record(commit)?;
+            let stats = diffidx_core::differ::parallel::diff_commits(
+                &shared,
+                &options.diff,
+                todo,
+                threads,
+                &mut |record| {
                     let sending = Instant::now();
-                    if sender.send(record).is_err() {
-                        return Ok((differ.stats(), blocked)); // the writer failed
-                    }
+                    let sent = sender.send(record).is_ok(); // not sent: the writer failed
                     blocked += sending.elapsed();
-                }
-            }
-            Ok((differ.stats(), blocked))
+                    sent
+                },
+            )?;
+            Ok((stats, blocked))
         });
         let differ = match differ {
             Ok(differ) => differ,
@@ -327,6 +331,16 @@ fn diff_and_write(
         report.times.waiting_for_writer = blocked;
         Ok(store)
     })
+}
+
+/// Threads the differ may use: two where there are two cores (the writer
+/// shares them; more would only wait on it), `DIFFIDX_DIFF_THREADS` if set.
+fn diff_threads() -> usize {
+    std::env::var("DIFFIDX_DIFF_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .min(2)
 }
 
 /// The writer's half of [`diff_and_write`]: stages each record's note and

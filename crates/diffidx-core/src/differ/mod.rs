@@ -3,7 +3,10 @@
 //!
 //! A [`SymbolDiffer`] keeps a cache of parsed blobs, so a blob shared by
 //! consecutive commits (the new side of one is the old side of the next) is
-//! read and parsed once per process.
+//! read and parsed once per process. [`parallel`] runs two of them over a
+//! history, split by file path.
+
+pub mod parallel;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -88,8 +91,15 @@ pub struct ParsedBlob {
 
 type Loaded = std::result::Result<Arc<ParsedBlob>, Unreadable>;
 
+/// One file change with both sides loaded, or the diagnostic of the side
+/// that could not be read.
+pub(crate) type LoadedChange = std::result::Result<(Option<Side>, Option<Side>), Diagnostic>;
+
+/// The old tree (`None` = the empty tree) and the new one of a diff.
+pub(crate) type TreePair = (Option<ObjectId>, ObjectId);
+
 /// A file side ready for labelling.
-struct Side {
+pub(crate) struct Side {
     path: String,
     blob: Arc<ParsedBlob>,
 }
@@ -114,9 +124,22 @@ pub struct DiffStats {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BlobCounts {
     pub parsed: u64,
+    /// Of those, parsed incrementally from the file's previous version.
+    pub incremental: u64,
     /// Bytes of text parsed.
     pub bytes: u64,
     pub cache_hits: u64,
+}
+
+impl BlobCounts {
+    fn zip(self, other: BlobCounts, op: fn(u64, u64) -> u64) -> BlobCounts {
+        BlobCounts {
+            parsed: op(self.parsed, other.parsed),
+            incremental: op(self.incremental, other.incremental),
+            bytes: op(self.bytes, other.bytes),
+            cache_hits: op(self.cache_hits, other.cache_hits),
+        }
+    }
 }
 
 impl std::ops::Sub for DiffStats {
@@ -125,15 +148,20 @@ impl std::ops::Sub for DiffStats {
     /// What a differ did between two readings of its stats.
     fn sub(self, earlier: DiffStats) -> DiffStats {
         DiffStats {
-            blobs: BlobCounts {
-                parsed: self.blobs.parsed.saturating_sub(earlier.blobs.parsed),
-                bytes: self.blobs.bytes.saturating_sub(earlier.blobs.bytes),
-                cache_hits: self
-                    .blobs
-                    .cache_hits
-                    .saturating_sub(earlier.blobs.cache_hits),
-            },
+            blobs: self.blobs.zip(earlier.blobs, u64::saturating_sub),
             time: self.time - earlier.time,
+        }
+    }
+}
+
+impl std::ops::Add for DiffStats {
+    type Output = DiffStats;
+
+    /// What two differs did together (times add up across threads).
+    fn add(self, other: DiffStats) -> DiffStats {
+        DiffStats {
+            blobs: self.blobs.zip(other.blobs, u64::saturating_add),
+            time: self.time + other.time,
         }
     }
 }
@@ -151,18 +179,32 @@ pub struct DiffTimes {
     pub label: Duration,
 }
 
+impl DiffTimes {
+    fn zip(self, other: DiffTimes, op: fn(Duration, Duration) -> Duration) -> DiffTimes {
+        DiffTimes {
+            tree_diff: op(self.tree_diff, other.tree_diff),
+            read: op(self.read, other.read),
+            parse: op(self.parse, other.parse),
+            extract: op(self.extract, other.extract),
+            label: op(self.label, other.label),
+        }
+    }
+}
+
 impl std::ops::Sub for DiffTimes {
     type Output = DiffTimes;
 
     /// The time spent between two readings of the same differ's times.
     fn sub(self, earlier: DiffTimes) -> DiffTimes {
-        DiffTimes {
-            tree_diff: self.tree_diff.saturating_sub(earlier.tree_diff),
-            read: self.read.saturating_sub(earlier.read),
-            parse: self.parse.saturating_sub(earlier.parse),
-            extract: self.extract.saturating_sub(earlier.extract),
-            label: self.label.saturating_sub(earlier.label),
-        }
+        self.zip(earlier, Duration::saturating_sub)
+    }
+}
+
+impl std::ops::Add for DiffTimes {
+    type Output = DiffTimes;
+
+    fn add(self, other: DiffTimes) -> DiffTimes {
+        self.zip(other, |a, b| a + b)
     }
 }
 
@@ -201,31 +243,63 @@ impl<'r> SymbolDiffer<'r> {
 
     /// [`SymbolDiffer::commit_note`] with the commit's metadata and touched files.
     pub fn commit_record(&mut self, commit: &CommitInfo) -> Result<CommitRecord> {
+        self.commit_record_with(commit, &mut |differ, (old, new)| {
+            differ.diff_trees(old, new)
+        })
+    }
+
+    /// The tree pairs a commit's record is made of, in the order
+    /// [`SymbolDiffer::commit_record`] diffs them: against the first parent
+    /// (or the empty tree), then against each other parent.
+    pub(crate) fn tree_pairs(&self, commit: &CommitInfo) -> Result<Vec<TreePair>> {
+        let mut pairs = Vec::with_capacity(commit.parents.len().max(1));
         let first = self.repo.parent_commit(commit, 0)?;
-        let mut diff = self.diff_trees(first.as_ref().map(|p| p.tree), commit.tree)?;
+        pairs.push((first.map(|p| p.tree), commit.tree));
         for index in 1..commit.parents.len() {
-            let Some(other) = self.repo.parent_commit(commit, index)? else {
-                continue;
-            };
-            let against_other = self.diff_trees(Some(other.tree), commit.tree)?;
+            if let Some(other) = self.repo.parent_commit(commit, index)? {
+                pairs.push((Some(other.tree), commit.tree));
+            }
+        }
+        Ok(pairs)
+    }
+
+    /// [`SymbolDiffer::commit_record`] with the tree diffs made by `diff`
+    /// (which [`parallel`] splits over two threads).
+    pub(crate) fn commit_record_with(
+        &mut self,
+        commit: &CommitInfo,
+        diff: &mut dyn FnMut(&mut Self, TreePair) -> Result<TreeDiff>,
+    ) -> Result<CommitRecord> {
+        let first = self.repo.parent_commit(commit, 0)?;
+        let mut pairs = self.tree_pairs(commit)?.into_iter();
+        let Some(first_pair) = pairs.next() else {
+            unreachable!("a commit is always diffed against its first parent or the empty tree")
+        };
+        let mut diff_result = diff(self, first_pair)?;
+        for other_pair in pairs {
+            let against_other = diff(self, other_pair)?;
             let changed: HashSet<&str> =
                 against_other.deltas.iter().map(|d| d.id.as_str()).collect();
-            diff.deltas.retain(|d| changed.contains(d.id.as_str()));
-            let paths: HashSet<&str> = diff.deltas.iter().map(|d| d.path.as_str()).collect();
-            diff.diagnostics.retain(|d| paths.contains(d.path.as_str()));
+            diff_result
+                .deltas
+                .retain(|d| changed.contains(d.id.as_str()));
+            let paths: HashSet<&str> = diff_result.deltas.iter().map(|d| d.path.as_str()).collect();
+            diff_result
+                .diagnostics
+                .retain(|d| paths.contains(d.path.as_str()));
         }
         let note = NoteDocument {
             v: NOTE_VERSION,
             commit: Some(commit.id.to_string()),
             parent: first.map(|p| p.id.to_string()),
             tool: tool_name(),
-            deltas: diff.deltas,
-            diagnostics: diff.diagnostics,
+            deltas: diff_result.deltas,
+            diagnostics: diff_result.diagnostics,
         };
         Ok(CommitRecord {
             info: commit.clone(),
             note,
-            files: diff.files,
+            files: diff_result.files,
         })
     }
 
@@ -283,6 +357,21 @@ impl<'r> SymbolDiffer<'r> {
 
     /// The net symbol change between two trees (`None` = the empty tree).
     pub fn diff_trees(&mut self, old: Option<ObjectId>, new: ObjectId) -> Result<TreeDiff> {
+        let files = self.changed_files(old, new)?;
+        let mut loaded = Vec::with_capacity(files.len());
+        for change in &files {
+            loaded.push(self.load_change(change)?);
+        }
+        Ok(self.label(loaded))
+    }
+
+    /// The source files that differ between two trees, each language change
+    /// split in two.
+    pub(crate) fn changed_files(
+        &mut self,
+        old: Option<ObjectId>,
+        new: ObjectId,
+    ) -> Result<Vec<FileChange>> {
         let started = Instant::now();
         let files = self.repo.changed_files(old, new)?;
         let files = split_language_changes(files, &self.options.languages);
@@ -295,26 +384,36 @@ impl<'r> SymbolDiffer<'r> {
                 let _ = self.repo.fetch_missing(&missing);
             }
         }
-        let mut pairs = Vec::new();
+        Ok(files)
+    }
+
+    /// Both sides of one file change, parsed (the new side incrementally from
+    /// the old when its tree is still kept).
+    pub(crate) fn load_change(&mut self, change: &FileChange) -> Result<LoadedChange> {
+        let old = match self.load_side(change.old.as_ref(), None)? {
+            Ok(old) => old,
+            Err(diagnostic) => return Ok(Err(diagnostic)),
+        };
+        let base = old.as_ref().map(|o| Arc::clone(&o.blob));
+        Ok(self
+            .load_side(change.new.as_ref(), base.as_deref())?
+            .map(|new| (old, new)))
+    }
+
+    /// Labels the loaded changes of one tree diff, in diff order.
+    pub(crate) fn label(&mut self, loaded: Vec<LoadedChange>) -> TreeDiff {
+        let started = Instant::now();
+        let mut pairs = Vec::with_capacity(loaded.len());
         let mut diagnostics = Vec::new();
-        for change in files {
-            let old = match self.load_side(change.old.as_ref(), None)? {
-                Ok(old) => old,
-                Err(diagnostic) => {
-                    diagnostics.push(diagnostic);
-                    continue;
-                }
-            };
-            let base = old.as_ref().map(|o| Arc::clone(&o.blob));
-            match self.load_side(change.new.as_ref(), base.as_deref())? {
-                Ok(new) => pairs.push((old, new)),
+        for change in loaded {
+            match change {
+                Ok(pair) => pairs.push(pair),
                 Err(diagnostic) => diagnostics.push(diagnostic),
             }
         }
-        let started = Instant::now();
         let labeled = label_all(pairs, diagnostics);
         self.stats.time.label += started.elapsed();
-        Ok(labeled)
+        labeled
     }
 
     /// The symbol change a unified diff makes to `base` (a commit): pre-images
@@ -579,6 +678,7 @@ impl<'r> SymbolDiffer<'r> {
                     self.stats.blobs.parsed += 1;
                     self.stats.blobs.bytes += source.text.len() as u64;
                     let base = base.and_then(|b| b.state.as_ref().map(|s| (s, b.text.as_str())));
+                    self.stats.blobs.incremental += u64::from(base.is_some());
                     let extracted =
                         self.extractor
                             .extract_incremental(language, &source.text, base);

@@ -1,0 +1,177 @@
+//! Diffing a run of commits on two threads.
+//!
+//! Parsing and extracting file versions is most of a backfill's work, and
+//! each file's versions must meet the same cache: the new side of one commit
+//! is the old side of the next, and its syntax tree is the base the version
+//! after it is reparsed from incrementally. Split by commit, each thread
+//! would parse again at every boundary what the other parsed last. So the
+//! work is split by file path instead: a helper thread diffs the trees and
+//! loads the files whose path falls to it, the calling thread loads the
+//! others, labels each tree diff (moves cross files, so labelling sees every
+//! file) and hands the records on in order. Each thread has its own
+//! [`SymbolDiffer`] and half the cache budget; the records are the same, byte
+//! for byte, as one differ's.
+
+use std::sync::mpsc::{sync_channel, Receiver};
+
+use super::{DiffOptions, DiffStats, FileChange, LoadedChange, SymbolDiffer, TreePair};
+use crate::error::{Error, Result};
+use crate::git::{CommitInfo, SharedRepo};
+use crate::CommitRecord;
+
+/// Commits a partial clone fetches the missing blobs of at once.
+const PREFETCH: usize = 1000;
+
+/// Tree diffs the helper may run ahead of the labelling thread.
+const AHEAD: usize = 64;
+
+/// Diffs `commits` in order and hands each record to `sink`, which returns
+/// false to stop early. On two `threads` if asked, except in a partial clone
+/// (whose fetches of missing blobs are made in batches, one at a time). An
+/// error stops the run after every earlier record was handed on. Returns
+/// what the differs did, added up.
+pub fn diff_commits(
+    shared: &SharedRepo,
+    options: &DiffOptions,
+    commits: &[CommitInfo],
+    threads: usize,
+    sink: &mut dyn FnMut(CommitRecord) -> bool,
+) -> Result<DiffStats> {
+    let repo = shared.to_local();
+    if threads < 2 || repo.promisor_remote().is_some() {
+        let mut differ = SymbolDiffer::new(&repo, options.clone())?;
+        for chunk in commits.chunks(PREFETCH) {
+            differ.prefetch(chunk)?;
+            for commit in chunk {
+                if !sink(differ.commit_record(commit)?) {
+                    return Ok(differ.stats());
+                }
+            }
+        }
+        return Ok(differ.stats());
+    }
+    let half = DiffOptions {
+        cache_bytes: options.cache_bytes / 2,
+        ..options.clone()
+    };
+    std::thread::scope(|scope| {
+        let (sender, receiver) = sync_channel::<Result<Planned>>(AHEAD);
+        let helper_options = half.clone();
+        let helper = std::thread::Builder::new()
+            .name("diffidx-parse".into())
+            .spawn_scoped(scope, move || -> Result<DiffStats> {
+                let repo = shared.to_local();
+                let mut differ = SymbolDiffer::new(&repo, helper_options)?;
+                'commits: for commit in commits {
+                    let planned = differ
+                        .tree_pairs(commit)
+                        .and_then(|pairs| plan(&mut differ, pairs));
+                    match planned {
+                        Ok(planned) => {
+                            for diff in planned {
+                                if sender.send(Ok(diff)).is_err() {
+                                    break 'commits; // the labelling thread stopped
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            let _ = sender.send(Err(e));
+                            break;
+                        }
+                    }
+                }
+                Ok(differ.stats())
+            })
+            .map_err(|e| Error::Thread {
+                name: "diffidx-parse".into(),
+                reason: e.to_string(),
+            })?;
+        let labelled = label_in_order(&repo, half, commits, &receiver, sink);
+        drop(receiver); // a helper still sending stops
+        let helped = match helper.join() {
+            Ok(helped) => helped,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        Ok(labelled? + helped?)
+    })
+}
+
+/// One tree diff as the helper leaves it: every changed file, and the ones
+/// it loaded, by position.
+struct Planned {
+    pair: TreePair,
+    files: Vec<FileChange>,
+    loaded: Vec<(usize, LoadedChange)>,
+}
+
+/// The helper's part of one commit: per tree pair, the changed files and
+/// the loads that fall to it.
+fn plan(differ: &mut SymbolDiffer<'_>, pairs: Vec<TreePair>) -> Result<Vec<Planned>> {
+    let mut planned = Vec::with_capacity(pairs.len());
+    for pair in pairs {
+        let files = differ.changed_files(pair.0, pair.1)?;
+        let mut loaded = Vec::new();
+        for (position, change) in files.iter().enumerate() {
+            if falls_to_helper(change) {
+                loaded.push((position, differ.load_change(change)?));
+            }
+        }
+        planned.push(Planned {
+            pair,
+            files,
+            loaded,
+        });
+    }
+    Ok(planned)
+}
+
+/// The labelling thread's part: loads the rest of each tree diff, labels
+/// it, and hands the records on in order.
+fn label_in_order(
+    repo: &crate::git::Repo,
+    options: DiffOptions,
+    commits: &[CommitInfo],
+    receiver: &Receiver<Result<Planned>>,
+    sink: &mut dyn FnMut(CommitRecord) -> bool,
+) -> Result<DiffStats> {
+    let mut differ = SymbolDiffer::new(repo, options)?;
+    let mut diff = |differ: &mut SymbolDiffer<'_>, pair: TreePair| -> Result<super::TreeDiff> {
+        let planned = receiver.recv().map_err(|_| Error::Thread {
+            name: "diffidx-parse".into(),
+            reason: "it stopped before the end of the run".into(),
+        })??;
+        debug_assert_eq!(planned.pair, pair, "both threads walk the same pairs");
+        let mut theirs = planned.loaded.into_iter().peekable();
+        let mut loaded = Vec::with_capacity(planned.files.len());
+        for (position, change) in planned.files.iter().enumerate() {
+            loaded.push(match theirs.next_if(|(at, _)| *at == position) {
+                Some((_, change)) => change,
+                None => differ.load_change(change)?,
+            });
+        }
+        Ok(differ.label(loaded))
+    };
+    for commit in commits {
+        let record = differ.commit_record_with(commit, &mut diff)?;
+        if !sink(record) {
+            break;
+        }
+    }
+    Ok(differ.stats())
+}
+
+/// Whether the helper loads a change: by a hash of its path (the new one,
+/// else the old), so a file's versions always meet the same cache.
+fn falls_to_helper(change: &FileChange) -> bool {
+    let path = change
+        .new
+        .as_ref()
+        .or(change.old.as_ref())
+        .map_or("", |side| side.path.as_str());
+    // FNV-1a: stable across runs and platforms, and spreads paths that
+    // differ in one character.
+    let hash = path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    hash & 1 == 1
+}

@@ -1,0 +1,210 @@
+//! Diffing a history on two threads, split by file path, gives the same
+//! records as one differ, commit for commit: moves between files that fall
+//! to different threads, renames, deletions, a merge and an unreadable file.
+
+use std::path::Path;
+use std::process::Command;
+
+use diffidx_core::differ::parallel::diff_commits;
+use diffidx_core::git::{CommitInfo, Repo};
+use diffidx_core::{CommitRecord, DiffOptions, SymbolDiffer};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "A")
+        .env("GIT_AUTHOR_EMAIL", "a@example.com")
+        .env("GIT_COMMITTER_NAME", "A")
+        .env("GIT_COMMITTER_EMAIL", "a@example.com")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn commit(dir: &Path, message: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "--allow-empty", "-m", message]);
+}
+
+/// A C# class with `methods` (name, body) in a namespace of its own.
+fn class(name: &str, methods: &[(String, String)]) -> String {
+    let mut out = format!("namespace N.{name}\n{{\n    public class {name}\n    {{\n");
+    for (method, body) in methods {
+        out.push_str(&format!("        public int {method}() {{ {body} }}\n"));
+    }
+    out.push_str("    }\n}\n");
+    out
+}
+
+/// A history of 12 C# and 4 Rust files over 40 commits; every commit
+/// touches several files, some move a method from one file to another.
+fn history(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    let names: Vec<String> = (0..12).map(|i| format!("C{i}")).collect();
+    let mut files: Vec<Vec<(String, String)>> = (0..12)
+        .map(|i| {
+            (0..6)
+                .map(|m| (format!("M{i}x{m}"), format!("return {m};")))
+                .collect()
+        })
+        .collect();
+    let write = |files: &[Vec<(String, String)>]| {
+        for (i, methods) in files.iter().enumerate() {
+            std::fs::write(dir.join(format!("C{i}.cs")), class(&names[i], methods)).unwrap();
+        }
+    };
+    for r in 0..4 {
+        std::fs::write(dir.join(format!("r{r}.rs")), format!("fn r{r}() {{}}\n")).unwrap();
+    }
+    write(&files);
+    commit(dir, "start");
+    for step in 0..40usize {
+        // Edit the body of a method in three files.
+        for k in 0..3 {
+            let file = (step * 5 + k * 7) % 12;
+            let method = (step + k) % files[file].len().max(1);
+            if let Some(entry) = files[file].get_mut(method) {
+                entry.1 = format!("return {step} + {k};");
+            }
+        }
+        // Every third commit moves a method to another file.
+        if step % 3 == 0 {
+            let (from, to) = (step % 12, (step * 7 + 5) % 12);
+            if from != to && files[from].len() > 1 {
+                let moved = files[from].remove(0);
+                files[to].push(moved);
+            }
+        }
+        if step % 4 == 1 {
+            let r = step % 4;
+            std::fs::write(
+                dir.join(format!("r{r}.rs")),
+                format!("fn r{r}() {{ let _ = {step}; }}\nfn s{step}() {{}}\n"),
+            )
+            .unwrap();
+        }
+        write(&files);
+        commit(dir, &format!("step {step}"));
+    }
+    // A rename, a deletion, a binary source file.
+    git(dir, &["mv", "C3.cs", "Renamed.cs"]);
+    std::fs::remove_file(dir.join("C4.cs")).unwrap();
+    std::fs::write(dir.join("Binary.cs"), b"class B {}\0\0").unwrap();
+    commit(dir, "rename, delete, binary");
+    // A merge whose side branch edits other files.
+    git(dir, &["checkout", "-q", "-b", "side", "HEAD~5"]);
+    std::fs::write(
+        dir.join("C7.cs"),
+        class("C7", &[("Side".into(), "return 7;".into())]),
+    )
+    .unwrap();
+    commit(dir, "side");
+    git(dir, &["checkout", "-q", "main"]);
+    git(
+        dir,
+        &[
+            "merge",
+            "-q",
+            "--no-edit",
+            "-s",
+            "ort",
+            "-X",
+            "theirs",
+            "side",
+        ],
+    );
+}
+
+fn commits(repo: &Repo, dir: &Path) -> Vec<CommitInfo> {
+    git(dir, &["rev-list", "--reverse", "--topo-order", "HEAD"])
+        .lines()
+        .map(|sha| repo.commit(repo.resolve_commit(sha).unwrap()).unwrap())
+        .collect()
+}
+
+/// What a record says, in a form that compares.
+fn summary(record: &CommitRecord) -> (String, Vec<(String, usize)>) {
+    (
+        record.note.to_json(),
+        record
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.symbols.symbols.len()))
+            .collect(),
+    )
+}
+
+#[test]
+fn two_threads_make_the_records_one_differ_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    history(dir.path());
+    let repo = Repo::discover(dir.path()).unwrap();
+    let commits = commits(&repo, dir.path());
+    assert!(commits.len() > 40);
+    assert!(commits.iter().any(|c| c.parents.len() == 2), "a merge");
+
+    let mut one = SymbolDiffer::new(&repo, DiffOptions::default()).unwrap();
+    let expected: Vec<_> = commits
+        .iter()
+        .map(|c| summary(&one.commit_record(c).unwrap()))
+        .collect();
+    let moves = expected
+        .iter()
+        .filter(|(json, _)| json.contains("\"MOVED\""))
+        .count();
+    assert!(moves >= 5, "only {moves} commits with moves");
+
+    let mut got = Vec::new();
+    let stats = diff_commits(
+        &repo.share(),
+        &DiffOptions::default(),
+        &commits,
+        2,
+        &mut |r| {
+            got.push(summary(&r));
+            true
+        },
+    )
+    .unwrap();
+    assert_eq!(got.len(), expected.len());
+    for (i, (got, expected)) in got.iter().zip(&expected).enumerate() {
+        assert_eq!(got, expected, "commit {i}");
+    }
+    // Each file version is parsed once, except that the renamed file's old
+    // side may be parsed again by the thread its new path falls to.
+    let once = one.stats().blobs.parsed;
+    assert!(
+        (once..=once + 1).contains(&stats.blobs.parsed),
+        "{} parsed on two threads, {once} on one",
+        stats.blobs.parsed
+    );
+}
+
+#[test]
+fn a_sink_that_stops_ends_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    history(dir.path());
+    let repo = Repo::discover(dir.path()).unwrap();
+    let commits = commits(&repo, dir.path());
+    let mut seen = 0;
+    diff_commits(
+        &repo.share(),
+        &DiffOptions::default(),
+        &commits,
+        2,
+        &mut |_| {
+            seen += 1;
+            seen < 10
+        },
+    )
+    .unwrap();
+    assert_eq!(seen, 10);
+}
