@@ -1,31 +1,11 @@
 //! Notes written by diffidx are ordinary git notes: real git reads them, a
 //! batch is one notes commit, and a concurrent update is never overwritten.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
+use common::git;
 use diffidx_core::git::notes::NoteBytes;
 use diffidx_core::git::Repo;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "A")
-        .env("GIT_AUTHOR_EMAIL", "a@example.com")
-        .env("GIT_COMMITTER_NAME", "A")
-        .env("GIT_COMMITTER_EMAIL", "a@example.com")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 fn repo_with_commits(n: usize) -> (tempfile::TempDir, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
@@ -124,7 +104,7 @@ fn a_hostile_deeply_nested_notes_tree_is_listed_without_recursing_into_it() {
         "commit refs/notes/diffidx\ncommitter A <a@example.com> 1700000000 +0000\ndata 1\nn\n\
          M 100644 inline {deep}\ndata 2\nx\n\nM 100644 inline {real}\ndata 3\nok\n\n"
     );
-    let mut child = Command::new("git")
+    let mut child = std::process::Command::new("git")
         .args(["fast-import", "--quiet"])
         .current_dir(dir.path())
         .stdin(std::process::Stdio::piped())

@@ -2,32 +2,14 @@
 //! records as one differ, commit for commit: moves between files that fall
 //! to different threads, renames, deletions, a merge and an unreadable file.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
+use std::path::Path;
+
+use common::git;
 use diffidx_core::differ::parallel::diff_commits;
 use diffidx_core::git::{CommitInfo, Repo};
 use diffidx_core::{CommitRecord, DiffOptions, SymbolDiffer};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "A")
-        .env("GIT_AUTHOR_EMAIL", "a@example.com")
-        .env("GIT_COMMITTER_NAME", "A")
-        .env("GIT_COMMITTER_EMAIL", "a@example.com")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 fn commit(dir: &Path, message: &str) {
     git(dir, &["add", "-A"]);
