@@ -58,16 +58,7 @@ fn a_clean_index_passes_and_a_hand_edited_note_is_found_and_repaired() {
     let history = repo.ok(&["log", "--symbol", "F1.M", "--json"]);
 
     let target = repo.git(&["rev-parse", "HEAD~4"]).trim().to_owned();
-    repo.git(&[
-        "notes",
-        "--ref",
-        "diffidx",
-        "add",
-        "-f",
-        "-m",
-        "{\"v\":1}",
-        &target,
-    ]);
+    repo.put_note(&target, "{\"v\":1}");
     let out = repo.diffidx(&["fsck"]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);

@@ -244,27 +244,11 @@ fn log_says_when_the_index_is_behind_head() {
 fn malformed_notes_from_a_remote_are_rejected_and_recomputed() {
     let (repo, shas) = eventful_repo();
     // A "remote" note: garbage for one commit, a lie about another.
-    repo.git(&[
-        "notes",
-        "--ref",
-        "diffidx",
-        "add",
-        "-m",
-        "{not json",
-        &shas[1],
-    ]);
+    repo.put_note(&shas[1], "{not json");
     let lie = repo
         .ok(&["show", "--json", &shas[0]])
         .replace(&shas[0], &shas[2]);
-    repo.git(&[
-        "notes",
-        "--ref",
-        "diffidx",
-        "add",
-        "-m",
-        lie.trim(),
-        &shas[2],
-    ]);
+    repo.put_note(&shas[2], lie.trim());
     let out = repo.diffidx(&["index"]);
     common::succeeded(&out);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -571,16 +555,7 @@ fn init_share_fetches_and_imports_a_remotes_notes() {
     let clone = tempfile::tempdir().unwrap();
     let url = format!("file://{}", origin.path().display());
     origin.git(&["clone", "-q", &url, clone.path().to_str().unwrap()]);
-    origin.git(&[
-        "notes",
-        "--ref",
-        "diffidx",
-        "add",
-        "-f",
-        "-m",
-        "{\"v\":1,\"garbage\":true}",
-        bad_target,
-    ]);
+    origin.put_note(bad_target, "{\"v\":1,\"garbage\":true}");
     let in_clone = |program: &str, args: &[&str]| {
         let out = std::process::Command::new(program)
             .args(args)

@@ -467,21 +467,8 @@ fn show_prints_the_note_this_version_wrote_and_compute_recomputes() {
     // it (it is the record), recomputed with --compute.
     let mut doc: serde_json::Value = serde_json::from_str(&note).unwrap();
     doc["deltas"] = serde_json::json!([]);
-    let replace = |doc: &serde_json::Value| {
-        let text = serde_json::to_string(doc).unwrap() + "\n";
-        let file = repo.path().join(".git/replacement-note");
-        std::fs::write(&file, text).unwrap();
-        repo.git(&[
-            "notes",
-            "--ref",
-            "diffidx",
-            "add",
-            "-f",
-            "-F",
-            file.to_str().unwrap(),
-            &sha,
-        ]);
-    };
+    let replace =
+        |doc: &serde_json::Value| repo.put_note(&sha, &serde_json::to_string(doc).unwrap());
     replace(&doc);
     assert!(summarize(&repo.ok(&["show", "--json"])).is_empty());
     assert_eq!(repo.ok(&["show", "--json", "--compute"]), computed);

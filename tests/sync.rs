@@ -642,16 +642,7 @@ fn an_invalid_note_is_counted_shown_and_fails_push_and_the_hook_until_repaired()
     let repo = repo_with(5, "Invalid");
     repo.ok(&["index", "-q"]);
     let target = repo.git(&["rev-parse", "HEAD~2"]).trim().to_owned();
-    repo.git(&[
-        "notes",
-        "--ref",
-        "diffidx",
-        "add",
-        "-f",
-        "-m",
-        "{\"v\":7}",
-        &target,
-    ]);
+    repo.put_note(&target, "{\"v\":7}");
 
     let out = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
     assert_eq!(out.status.code(), Some(1));

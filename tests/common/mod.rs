@@ -92,6 +92,12 @@ impl TestRepo {
         String::from_utf8(out.stdout).expect("utf-8 git output")
     }
 
+    /// Attaches `text` as the `refs/notes/diffidx` note of `commit` with git
+    /// itself (replacing any), as a remote or a user could.
+    pub fn put_note(&self, commit: &str, text: &str) {
+        self.git(&["notes", "--ref", "diffidx", "add", "-f", "-m", text, commit]);
+    }
+
     pub fn write(&self, path: &str, content: impl AsRef<[u8]>) {
         let full = self.path().join(path);
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();

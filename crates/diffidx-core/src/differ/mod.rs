@@ -243,14 +243,15 @@ impl<'r> SymbolDiffer<'r> {
 
     /// [`SymbolDiffer::commit_note`] with the commit's metadata and touched files.
     pub fn commit_record(&mut self, commit: &CommitInfo) -> Result<CommitRecord> {
-        self.commit_record_with(commit, &mut |differ, (old, new)| {
-            differ.diff_trees(old, new)
-        })
+        let mut diffs = Vec::with_capacity(commit.parents.len().max(1));
+        for (old, new) in self.tree_pairs(commit)? {
+            diffs.push(self.diff_trees(old, new)?);
+        }
+        Ok(record_of(commit, diffs))
     }
 
-    /// The tree pairs a commit's record is made of, in the order
-    /// [`SymbolDiffer::commit_record`] diffs them: against the first parent
-    /// (or the empty tree), then against each other parent.
+    /// The tree pairs a commit's record is made of, in order: against the
+    /// first parent (or the empty tree), then against each other parent.
     pub(crate) fn tree_pairs(&self, commit: &CommitInfo) -> Result<Vec<TreePair>> {
         let mut pairs = Vec::with_capacity(commit.parents.len().max(1));
         let first = self.repo.parent_commit(commit, 0)?;
@@ -261,46 +262,6 @@ impl<'r> SymbolDiffer<'r> {
             }
         }
         Ok(pairs)
-    }
-
-    /// [`SymbolDiffer::commit_record`] with the tree diffs made by `diff`
-    /// (which [`parallel`] splits over two threads).
-    pub(crate) fn commit_record_with(
-        &mut self,
-        commit: &CommitInfo,
-        diff: &mut dyn FnMut(&mut Self, TreePair) -> Result<TreeDiff>,
-    ) -> Result<CommitRecord> {
-        let first = self.repo.parent_commit(commit, 0)?;
-        let mut pairs = self.tree_pairs(commit)?.into_iter();
-        let Some(first_pair) = pairs.next() else {
-            unreachable!("a commit is always diffed against its first parent or the empty tree")
-        };
-        let mut diff_result = diff(self, first_pair)?;
-        for other_pair in pairs {
-            let against_other = diff(self, other_pair)?;
-            let changed: HashSet<&str> =
-                against_other.deltas.iter().map(|d| d.id.as_str()).collect();
-            diff_result
-                .deltas
-                .retain(|d| changed.contains(d.id.as_str()));
-            let paths: HashSet<&str> = diff_result.deltas.iter().map(|d| d.path.as_str()).collect();
-            diff_result
-                .diagnostics
-                .retain(|d| paths.contains(d.path.as_str()));
-        }
-        let note = NoteDocument {
-            v: NOTE_VERSION,
-            commit: Some(commit.id.to_string()),
-            parent: first.map(|p| p.id.to_string()),
-            tool: tool_name(),
-            deltas: diff_result.deltas,
-            diagnostics: diff_result.diagnostics,
-        };
-        Ok(CommitRecord {
-            info: commit.clone(),
-            note,
-            files: diff_result.files,
-        })
     }
 
     /// The files a (validated) note says `commit` touched, as of `commit`:
@@ -697,6 +658,35 @@ impl<'r> SymbolDiffer<'r> {
         };
         self.cache.insert((blob, language), loaded.clone(), path);
         Ok(loaded)
+    }
+}
+
+/// A commit's record from its tree diffs, in [`SymbolDiffer::tree_pairs`]
+/// order: the first is against the first parent; a merge keeps only the
+/// deltas that each other diff has too (its own conflict resolutions).
+fn record_of(commit: &CommitInfo, diffs: Vec<TreeDiff>) -> CommitRecord {
+    let mut diffs = diffs.into_iter();
+    let mut result = diffs.next().unwrap_or_default();
+    for against_other in diffs {
+        let changed: HashSet<&str> = against_other.deltas.iter().map(|d| d.id.as_str()).collect();
+        result.deltas.retain(|d| changed.contains(d.id.as_str()));
+        let paths: HashSet<&str> = result.deltas.iter().map(|d| d.path.as_str()).collect();
+        result
+            .diagnostics
+            .retain(|d| paths.contains(d.path.as_str()));
+    }
+    let note = NoteDocument {
+        v: NOTE_VERSION,
+        commit: Some(commit.id.to_string()),
+        parent: commit.parents.first().map(|p| p.to_string()),
+        tool: tool_name(),
+        deltas: result.deltas,
+        diagnostics: result.diagnostics,
+    };
+    CommitRecord {
+        info: commit.clone(),
+        note,
+        files: result.files,
     }
 }
 

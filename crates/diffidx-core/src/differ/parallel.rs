@@ -14,7 +14,7 @@
 
 use std::sync::mpsc::{sync_channel, Receiver};
 
-use super::{DiffOptions, DiffStats, FileChange, LoadedChange, SymbolDiffer, TreePair};
+use super::{record_of, DiffOptions, DiffStats, FileChange, LoadedChange, SymbolDiffer, TreePair};
 use crate::error::{Error, Result};
 use crate::git::{CommitInfo, SharedRepo};
 use crate::CommitRecord;
@@ -22,7 +22,7 @@ use crate::CommitRecord;
 /// Commits a partial clone fetches the missing blobs of at once.
 const PREFETCH: usize = 1000;
 
-/// Tree diffs the helper may run ahead of the labelling thread.
+/// Commits the helper may run ahead of the labelling thread.
 const AHEAD: usize = 64;
 
 /// Diffs `commits` in order and hands each record to `sink`, which returns
@@ -55,29 +55,20 @@ pub fn diff_commits(
         ..options.clone()
     };
     std::thread::scope(|scope| {
-        let (sender, receiver) = sync_channel::<Result<Planned>>(AHEAD);
+        let (sender, receiver) = sync_channel::<Result<Vec<Planned>>>(AHEAD);
         let helper_options = half.clone();
         let helper = std::thread::Builder::new()
             .name("diffidx-parse".into())
             .spawn_scoped(scope, move || -> Result<DiffStats> {
                 let repo = shared.to_local();
                 let mut differ = SymbolDiffer::new(&repo, helper_options)?;
-                'commits: for commit in commits {
+                for commit in commits {
                     let planned = differ
                         .tree_pairs(commit)
                         .and_then(|pairs| plan(&mut differ, pairs));
-                    match planned {
-                        Ok(planned) => {
-                            for diff in planned {
-                                if sender.send(Ok(diff)).is_err() {
-                                    break 'commits; // the labelling thread stopped
-                                }
-                            }
-                        }
-                        Err(e) => {
-                            let _ = sender.send(Err(e));
-                            break;
-                        }
+                    let failed = planned.is_err();
+                    if sender.send(planned).is_err() || failed {
+                        break; // the labelling thread stopped, or this one failed
                     }
                 }
                 Ok(differ.stats())
@@ -99,7 +90,6 @@ pub fn diff_commits(
 /// One tree diff as the helper leaves it: every changed file, and the ones
 /// it loaded, by position.
 struct Planned {
-    pair: TreePair,
     files: Vec<FileChange>,
     loaded: Vec<(usize, LoadedChange)>,
 }
@@ -116,11 +106,7 @@ fn plan(differ: &mut SymbolDiffer<'_>, pairs: Vec<TreePair>) -> Result<Vec<Plann
                 loaded.push((position, differ.load_change(change)?));
             }
         }
-        planned.push(Planned {
-            pair,
-            files,
-            loaded,
-        });
+        planned.push(Planned { files, loaded });
     }
     Ok(planned)
 }
@@ -131,29 +117,28 @@ fn label_in_order(
     repo: &crate::git::Repo,
     options: DiffOptions,
     commits: &[CommitInfo],
-    receiver: &Receiver<Result<Planned>>,
+    receiver: &Receiver<Result<Vec<Planned>>>,
     sink: &mut dyn FnMut(CommitRecord) -> bool,
 ) -> Result<DiffStats> {
     let mut differ = SymbolDiffer::new(repo, options)?;
-    let mut diff = |differ: &mut SymbolDiffer<'_>, pair: TreePair| -> Result<super::TreeDiff> {
+    for commit in commits {
         let planned = receiver.recv().map_err(|_| Error::Thread {
             name: "diffidx-parse".into(),
             reason: "it stopped before the end of the run".into(),
         })??;
-        debug_assert_eq!(planned.pair, pair, "both threads walk the same pairs");
-        let mut theirs = planned.loaded.into_iter().peekable();
-        let mut loaded = Vec::with_capacity(planned.files.len());
-        for (position, change) in planned.files.iter().enumerate() {
-            loaded.push(match theirs.next_if(|(at, _)| *at == position) {
-                Some((_, change)) => change,
-                None => differ.load_change(change)?,
-            });
+        let mut diffs = Vec::with_capacity(planned.len());
+        for diff in planned {
+            let mut theirs = diff.loaded.into_iter().peekable();
+            let mut loaded = Vec::with_capacity(diff.files.len());
+            for (position, change) in diff.files.iter().enumerate() {
+                loaded.push(match theirs.next_if(|(at, _)| *at == position) {
+                    Some((_, change)) => change,
+                    None => differ.load_change(change)?,
+                });
+            }
+            diffs.push(differ.label(loaded));
         }
-        Ok(differ.label(loaded))
-    };
-    for commit in commits {
-        let record = differ.commit_record_with(commit, &mut diff)?;
-        if !sink(record) {
+        if !sink(record_of(commit, diffs)) {
             break;
         }
     }
