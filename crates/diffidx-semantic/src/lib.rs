@@ -1,0 +1,31 @@
+//! The opt-in semantic layer: code found by what it means, not only by the
+//! words it uses ("where do we retry failed payments?" names no identifier).
+//!
+//! Everything here is deterministic where it can be, because a vector that
+//! changes without its input changing makes rankings unreproducible:
+//!
+//! - [`chunk`] cuts each file version into chunks that follow the symbol
+//!   hierarchy, with ids that depend only on path, name and content.
+//! - [`embed`] runs a pinned sentence-embedding model in-process (candle's
+//!   BERT). The pin (name, blake3 of the weights, parameters) goes with every
+//!   vector; vectors of two pins are never compared.
+//! - [`cache`] keeps every vector under the key of (pin, chunk text), so
+//!   unchanged code is embedded once, across commits and rebuilds.
+//! - [`fuse`] merges rankings (names, BM25, vectors) by reciprocal rank.
+//!
+//! Nothing in this crate runs unless the semantic layer is configured.
+
+pub mod cache;
+pub mod chunk;
+pub mod embed;
+pub mod fuse;
+
+pub use cache::{CacheError, VectorCache};
+pub use chunk::{chunk_file, Chunk, ChunkBudget};
+pub use embed::{EmbedError, Embedder, LocalModel, ModelPin};
+pub use fuse::reciprocal_rank_fusion;
+
+/// The cosine similarity of two L2-normalized vectors (their dot product).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
