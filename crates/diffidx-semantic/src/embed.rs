@@ -131,9 +131,15 @@ struct ModuleEntry {
     kind: String,
 }
 
-impl LocalModel {
-    /// Loads the model in `dir`; its name is the directory's name.
-    pub fn load(dir: &Path) -> Result<LocalModel, EmbedError> {
+/// What a model directory holds, read but not yet built.
+struct ModelFiles {
+    pin: ModelPin,
+    config: BertConfig,
+    weights: Vec<u8>,
+}
+
+impl ModelFiles {
+    fn read(dir: &Path) -> Result<ModelFiles, EmbedError> {
         let bad = |reason: String| EmbedError::Model {
             dir: dir.to_owned(),
             reason,
@@ -185,9 +191,49 @@ impl LocalModel {
             Err(_) => false,
         };
 
-        let weights_path = dir.join("model.safetensors");
         let weights = read("model.safetensors")?;
         let weights_blake3 = blake3::hash(&weights).to_hex().to_string();
+        let name = dir
+            .canonicalize()
+            .unwrap_or_else(|_| dir.to_owned())
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model".to_owned());
+        Ok(ModelFiles {
+            pin: ModelPin {
+                name,
+                weights_blake3,
+                dim: config.hidden_size,
+                max_tokens,
+                pooling: pooling_mode.to_owned(),
+                normalize,
+            },
+            config,
+            weights,
+        })
+    }
+}
+
+impl ModelPin {
+    /// The pin of the model in `dir`, without building the model.
+    pub fn of_dir(dir: &Path) -> Result<ModelPin, EmbedError> {
+        Ok(ModelFiles::read(dir)?.pin)
+    }
+}
+
+impl LocalModel {
+    /// Loads the model in `dir`; its name is the directory's name.
+    pub fn load(dir: &Path) -> Result<LocalModel, EmbedError> {
+        let bad = |reason: String| EmbedError::Model {
+            dir: dir.to_owned(),
+            reason,
+        };
+        let ModelFiles {
+            pin,
+            config,
+            weights,
+        } = ModelFiles::read(dir)?;
+        let weights_path = dir.join("model.safetensors");
         let device = Device::Cpu;
         let vb =
             VarBuilder::from_buffered_safetensors(weights, DType::F32, &device).map_err(|e| {
@@ -202,27 +248,13 @@ impl LocalModel {
             .map_err(|e| bad(format!("tokenizer.json: {e}")))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
-                max_length: max_tokens,
+                max_length: pin.max_tokens,
                 ..TruncationParams::default()
             }))
             .map_err(|e| bad(format!("tokenizer truncation: {e}")))?;
         tokenizer.with_padding(None);
-
-        let name = dir
-            .canonicalize()
-            .unwrap_or_else(|_| dir.to_owned())
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "model".to_owned());
         Ok(LocalModel {
-            pin: ModelPin {
-                name,
-                weights_blake3,
-                dim: config.hidden_size,
-                max_tokens,
-                pooling: pooling_mode.to_owned(),
-                normalize,
-            },
+            pin,
             tokenizer,
             model,
             device,

@@ -12,6 +12,8 @@
 //! - [`cache`] keeps every vector under the key of (pin, chunk text), so
 //!   unchanged code is embedded once, across commits and rebuilds.
 //! - [`fuse`] merges rankings (names, BM25, vectors) by reciprocal rank.
+//! - [`llm`] talks to model services (Ollama, OpenAI-compatible) for chat
+//!   and embeddings, behind one trait each.
 //!
 //! Nothing in this crate runs unless the semantic layer is configured.
 
@@ -19,6 +21,7 @@ pub mod cache;
 pub mod chunk;
 pub mod embed;
 pub mod fuse;
+pub mod llm;
 
 pub use cache::{CacheError, VectorCache};
 pub use chunk::{chunk_file, Chunk, ChunkBudget};
