@@ -268,6 +268,7 @@ fn main() {
             scope: Scope::All,
             limit: 10,
             text: false,
+            semantic: false,
         };
         let hits: Vec<String> = searcher
             .search(&reader, &query)

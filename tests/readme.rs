@@ -2,7 +2,8 @@
 //! session on the repository built from `fixtures/readme` (one commit per
 //! directory, in name order, the message after the number): each `$ `
 //! command runs there and must print exactly the lines below it. Every
-//! `git diffidx` line of a ```sh block must succeed there too.
+//! `git diffidx` line of a ```sh block must succeed there too (with the
+//! semantic layer on, as the README's setup line turns it on).
 //! `DIFFIDX_README_PRINT=1` prints the sessions as they run instead.
 
 mod common;
@@ -94,6 +95,15 @@ fn the_readme_sessions_print_what_the_readme_shows() {
 #[test]
 fn the_readme_shell_examples_run() {
     let repo = readme_repo();
+    // What the semantic example's `git config` line does, with the model
+    // scripts/model installed for the tests.
+    let model = std::env::var("DIFFIDX_TEST_MODEL").unwrap_or_else(|_| {
+        format!(
+            "{}/.cache/diffidx-models/all-MiniLM-L6-v2",
+            std::env::var("HOME").unwrap_or_else(|_| "/root".into())
+        )
+    });
+    repo.git(&["config", "diffidx.embed.model", &model]);
     let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
     let mut ran = 0;
     for block in blocks(&readme, "sh") {

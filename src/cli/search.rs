@@ -1,8 +1,8 @@
-//! `git diffidx search QUERY [--kind K] [--path P] [--lang L] [--deleted | --all] [--text] [--limit N] [--json]`
+//! `git diffidx search QUERY [--kind K] [--path P] [--lang L] [--deleted | --all] [--text] [--semantic] [--limit N] [--json]`
 
 use clap::Args;
 use diffidx_core::symbol::display_name;
-use diffidx_lib::search::{SearchQuery, Tier, DEFAULT_LIMIT};
+use diffidx_lib::search::{SearchQuery, DEFAULT_LIMIT};
 
 use super::pager::print_paged;
 use super::util::{terminal_safe, Context};
@@ -38,6 +38,12 @@ pub struct SearchArgs {
     #[arg(long)]
     pub text: bool,
 
+    /// Rank by meaning too: names, words and the vectors of the semantic
+    /// index fused, then expanded through the code graph (needs git config
+    /// diffidx.embed.model; docs/semantic.md).
+    #[arg(long)]
+    pub semantic: bool,
+
     /// At most this many results.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT)]
     pub limit: usize,
@@ -52,7 +58,10 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<()> {
     let repo = ctx.open_repo()?;
     // The query server answers faster; this binary is what it runs.
     let program = std::env::current_exe().ok();
-    let answer = diffidx_lib::query::search(&repo, &query, program.as_deref())?;
+    // Through the API's error kinds: a semantic layer that is off or made
+    // by another model is a usage error (exit 2).
+    let answer = diffidx_lib::query::search(&repo, &query, program.as_deref())
+        .map_err(diffidx_lib::api::ApiError::from)?;
     if let Some(why) = &answer.text_unavailable {
         eprintln!(
             "{}",
@@ -81,10 +90,7 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<()> {
             None if hit.status == "deleted" => "  deleted".to_owned(),
             None => String::new(),
         };
-        let tier = match hit.tier {
-            Tier::Name => "name",
-            Tier::Text => "text",
-        };
+        let tier = hit.tier.as_str();
         out.push_str(&format!(
             "{:.2} {}  {}  {}  {}:{}-{}{}\n",
             hit.score,
@@ -109,6 +115,7 @@ fn search_query(args: &SearchArgs) -> Result<SearchQuery, diffidx_lib::api::ApiE
         deleted: args.deleted,
         all: args.all,
         text: args.text,
+        semantic: args.semantic,
         limit: Some(args.limit),
     }
     .to_query()

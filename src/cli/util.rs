@@ -380,8 +380,30 @@ pub fn index_summary(report: &IndexReport) -> String {
             report.shallow.len()
         ));
     }
+    out.push_str(&semantic_summary(report));
     out.push_str(&compaction_summary(report));
     out
+}
+
+/// One line on the semantic index, when the layer is on.
+pub fn semantic_summary(report: &IndexReport) -> String {
+    match &report.semantic {
+        Some(Ok(s)) => format!(
+            "semantic index{}: {} chunks of {} files re-chunked ({} dropped); {} embedded in {:.1} s, {} from the cache ({})\n",
+            if s.full { " remade" } else { "" },
+            s.chunks,
+            s.files,
+            s.dropped,
+            s.embedded,
+            s.embed_time.as_secs_f64(),
+            s.cached,
+            s.model
+        ),
+        Some(Err(reason)) => format!(
+            "warning: the semantic index was not updated: {reason}\n"
+        ),
+        None => String::new(),
+    }
 }
 
 /// `index --timings`: each stage's time and share of the run, and the rate.
@@ -401,6 +423,10 @@ pub fn timings_table(report: &IndexReport) -> String {
     };
     let mut counted = 0.0;
     for (stage, time) in times.writer_stages() {
+        // The semantic layer is opt-in: off, the table is as it was.
+        if stage == "semantic" && time.is_zero() {
+            continue;
+        }
         counted += time.as_secs_f64();
         line(stage, time.as_secs_f64());
     }

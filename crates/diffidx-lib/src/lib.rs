@@ -14,6 +14,8 @@
 //! - [`open`]: opening the store as every command must (hand-over from the
 //!   query server, recovery).
 //! - [`client`], [`protocol`]: talking to the query server.
+//! - [`search`], [`semantic`]: the text index and the opt-in vector index
+//!   beside the store.
 //! - [`store`]: Kuzu; [`graph`]: typed rows; [`state`]: `.git/diffidx/`, the
 //!   writer lock, logs; [`settings`]: git config shared by commands.
 
@@ -32,6 +34,7 @@ pub mod protocol;
 pub mod query;
 pub mod rpc;
 pub mod search;
+pub mod semantic;
 pub mod server;
 pub mod settings;
 pub mod share;

@@ -33,6 +33,8 @@ pub enum QueryError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Core(#[from] diffidx_core::Error),
+    #[error(transparent)]
+    Semantic(#[from] crate::semantic::SemanticError),
 }
 
 /// A symbol's history, and whether the commit asked about is indexed.
@@ -200,6 +202,13 @@ pub fn search(
     query: &SearchQuery,
     server: Option<&Path>,
 ) -> Result<SearchAnswer, QueryError> {
+    if query.semantic {
+        let answer = semantic_search(repo, query)?;
+        if answer.text_unavailable.is_none() || !repair_search_index(repo)? {
+            return Ok(answer);
+        }
+        return semantic_search(repo, query);
+    }
     let ask = |socket: &Path| crate::client::search(socket, query);
     let direct = |reader: &crate::store::Reader<'_>| {
         crate::search::Searcher::load(reader, &StateDir::of(repo))?.search(reader, query)
@@ -209,6 +218,20 @@ pub fn search(
         return Ok(answer);
     }
     from_server_or_store(repo, server, ask, direct)
+}
+
+/// `search --semantic`, answered in this process: the model is loaded here
+/// (the query server does not hold one).
+fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, QueryError> {
+    use crate::semantic::{configured_source, SemanticError, SemanticSearcher};
+    let source = configured_source(repo).ok_or(SemanticError::NotConfigured)??;
+    let state = answerable(repo)?;
+    let store = open::for_reading(repo, Duration::from_secs(10))?;
+    let reader = store.reader()?;
+    let searcher = crate::search::Searcher::load(&reader, &state)?;
+    let mut semantic = SemanticSearcher::load(&state, &source)?;
+    let vectors = semantic.rank(&query.query, crate::search::candidates(query.limit))?;
+    Ok(searcher.hybrid(&reader, query, &vectors)?)
 }
 
 /// The changes of these commits, and the callers of the changed symbols

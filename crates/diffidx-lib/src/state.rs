@@ -56,6 +56,11 @@ impl StateDir {
         self.dir.join("search")
     }
 
+    /// The semantic index and its vector cache (`crate::semantic`).
+    pub fn semantic(&self) -> PathBuf {
+        self.dir.join("semantic")
+    }
+
     /// The query server's Unix socket.
     pub fn socket(&self) -> PathBuf {
         self.dir.join("query.sock")

@@ -110,6 +110,7 @@ impl From<QueryError> for ApiError {
     fn from(e: QueryError) -> ApiError {
         match e {
             QueryError::NoIndex => ApiError::usage(e.to_string()),
+            QueryError::Semantic(ref s) if s.is_usage() => ApiError::usage(e.to_string()),
             QueryError::Core(e) => e.into(),
             e => ApiError::failed(&e),
         }
@@ -309,6 +310,7 @@ impl SearchParams {
             },
             limit,
             text: self.text,
+            semantic: self.semantic,
         })
     }
 }

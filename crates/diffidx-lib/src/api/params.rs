@@ -33,6 +33,11 @@ pub struct SearchParams {
     /// Also search the words of code and comments when names match well.
     #[serde(default)]
     pub text: bool,
+    /// Rank by meaning too: names, words and the vectors of the semantic
+    /// index fused, then expanded through the code graph (needs git config
+    /// diffidx.embed.model).
+    #[serde(default)]
+    pub semantic: bool,
     /// At most this many hits (default 20).
     #[serde(default)]
     pub limit: Option<usize>,

@@ -103,6 +103,10 @@ pub struct IndexReport {
     pub graph: Option<crate::codegraph::GraphReport>,
     /// The search index caught up with the store.
     pub search: Option<crate::search::SearchReport>,
+    /// The semantic index caught up with the graph's commit (with
+    /// `diffidx.embed.model` set), or why it could not: the records and
+    /// the other indexes are written all the same.
+    pub semantic: Option<std::result::Result<crate::semantic::SemanticReport, String>>,
     /// Where the time went, per stage.
     pub times: IndexTimes,
     /// Blobs parsed diffing the computed commits, and cache hits.
@@ -134,6 +138,8 @@ pub struct IndexTimes {
     pub store: Duration,
     pub graph: Duration,
     pub search: Duration,
+    /// Chunking and embedding for the semantic index.
+    pub semantic: Duration,
     /// Packing notes and compacting the store after a large run.
     pub compact: Duration,
     /// The writer, idle until the next commit was diffed (diffing is the
@@ -159,7 +165,7 @@ impl IndexTimes {
     }
 
     /// The writer's stages (the run's own thread), in the order they run.
-    pub fn writer_stages(&self) -> [(&'static str, Duration); 8] {
+    pub fn writer_stages(&self) -> [(&'static str, Duration); 9] {
         [
             ("sync", self.sync),
             ("walk", self.walk),
@@ -168,6 +174,7 @@ impl IndexTimes {
             ("idle", self.waiting_for_diffs),
             ("graph", self.graph),
             ("search", self.search),
+            ("semantic", self.semantic),
             ("compact", self.compact),
         ]
     }
@@ -415,6 +422,14 @@ fn update_views(
         &fresh,
     )?;
     report.times.search += searching.elapsed();
+    if let Some(source) = crate::semantic::configured_source(repo) {
+        let embedding = Instant::now();
+        report.semantic = source
+            .and_then(|source| crate::semantic::update(&store, &state, differ, &source, &fresh))
+            .map_err(|e| e.to_string())
+            .transpose();
+        report.times.semantic += embedding.elapsed();
+    }
     Ok(())
 }
 

@@ -71,6 +71,9 @@ pub struct SearchQuery {
     /// Consult the text tier even when names match strongly.
     #[serde(default)]
     pub text: bool,
+    /// Fuse names, text and vectors (`Searcher::hybrid`).
+    #[serde(default)]
+    pub semantic: bool,
 }
 
 impl SearchQuery {
@@ -104,7 +107,33 @@ fn within(path: &str, prefix: &str) -> bool {
 pub enum Tier {
     Name,
     Text,
+    /// Similar in meaning (`--semantic`).
+    Vector,
+    /// A caller or container of a hit (`--semantic`).
+    Graph,
 }
+
+impl Tier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Name => "name",
+            Tier::Text => "text",
+            Tier::Vector => "vector",
+            Tier::Graph => "graph",
+        }
+    }
+}
+
+/// The candidates each ranking gives a fused search of `limit` hits.
+pub fn candidates(limit: usize) -> usize {
+    limit.max(1) * TEXT_OVERFETCH
+}
+
+/// The fused hits whose callers and container join the results.
+const EXPAND_TOP: usize = 5;
+
+/// The share of a hit's score its callers and container get.
+const EXPAND_SHARE: f64 = 0.9;
 
 /// One result (the elements of `search --json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -210,13 +239,7 @@ impl Searcher {
         if !strong || query.text {
             match &self.text {
                 Ok(text) => {
-                    let by_id: HashMap<&str, usize> = self
-                        .names
-                        .entries()
-                        .iter()
-                        .enumerate()
-                        .map(|(i, e)| (e.id.as_str(), i))
-                        .collect();
+                    let by_id = self.positions();
                     let found = text
                         .search(&query.query, limit * TEXT_OVERFETCH)
                         .map_err(|e| StoreError::Query {
@@ -247,17 +270,202 @@ impl Searcher {
                 .then(x.path.cmp(&y.path))
         });
         ranked.truncate(limit);
+        answer.hits = self.hits(reader, ranked)?;
+        Ok(answer)
+    }
+}
+
+impl Searcher {
+    /// The text tier's ranking alone (symbol ids, best first), for
+    /// comparisons.
+    pub fn text_ranking(&self, query: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        match &self.text {
+            Ok(text) => Ok(text
+                .search(query, limit)
+                .map_err(|e| StoreError::Query {
+                    what: "search the text index",
+                    reason: e.to_string(),
+                })?
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect()),
+            Err(_) => Ok(Vec::new()),
+        }
+    }
+
+    fn positions(&self) -> HashMap<&str, usize> {
+        self.names
+            .entries()
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.as_str(), i))
+            .collect()
+    }
+
+    /// `search --semantic`: the name, text and vector rankings fused by
+    /// reciprocal rank; then the callers and the container of the best
+    /// few hits join with a share of their score (a graph + vector hybrid:
+    /// code that calls the retry loop is as much the answer to "where do
+    /// we retry" as the loop). `vectors` is the semantic index's ranking,
+    /// symbol ids best first.
+    pub fn hybrid(
+        &self,
+        reader: &Reader<'_>,
+        query: &SearchQuery,
+        vectors: &[(String, f32)],
+    ) -> Result<SearchAnswer, StoreError> {
+        let limit = query.limit.max(1);
+        let wanted = candidates(limit);
+        let entries = self.names.entries();
+        let position = self.positions();
+        let keep = |id: &str| {
+            position
+                .get(id)
+                .copied()
+                .filter(|&i| query.keeps(&entries[i]))
+        };
+        let mut answer = SearchAnswer::default();
+        let names: Vec<usize> = self
+            .names
+            .find(&query.query, |e| query.keeps(e))
+            .into_iter()
+            .map(|(i, _)| i)
+            .take(wanted)
+            .collect();
+        let text: Vec<usize> = match &self.text {
+            Ok(text) => text
+                .search(&query.query, wanted)
+                .map_err(|e| StoreError::Query {
+                    what: "search the text index",
+                    reason: e.to_string(),
+                })?
+                .iter()
+                .filter_map(|(id, _)| keep(id))
+                .collect(),
+            Err(why) => {
+                answer.text_unavailable = Some(why.clone());
+                Vec::new()
+            }
+        };
+        let vector: Vec<usize> = vectors
+            .iter()
+            .filter_map(|(id, _)| keep(id))
+            .take(wanted)
+            .collect();
+        let lists = [(&names[..], 1.0), (&text[..], 1.0), (&vector[..], 1.0)];
+        let best_possible: f64 = lists
+            .iter()
+            .map(|(_, w)| w / (diffidx_semantic::fuse::RRF_K + 1.0))
+            .sum();
+        let mut scored: Vec<(usize, f64, Tier)> = diffidx_semantic::reciprocal_rank_fusion(&lists)
+            .into_iter()
+            .map(|(i, score)| {
+                let rank_in = |list: &[usize]| list.iter().position(|&j| j == i);
+                let tier = [
+                    (rank_in(&names), Tier::Name),
+                    (rank_in(&text), Tier::Text),
+                    (rank_in(&vector), Tier::Vector),
+                ]
+                .into_iter()
+                .filter_map(|(r, t)| r.map(|r| (r, t)))
+                .min_by_key(|(r, _)| *r)
+                .map_or(Tier::Vector, |(_, t)| t);
+                (i, score / best_possible, tier)
+            })
+            .collect();
+        self.expand(reader, query, &mut scored)?;
+        scored.sort_by(|a, b| {
+            let (x, y) = (&entries[a.0], &entries[b.0]);
+            b.1.total_cmp(&a.1)
+                .then(x.qualname.cmp(&y.qualname))
+                .then(x.path.cmp(&y.path))
+        });
+        scored.truncate(limit);
+        answer.hits = self.hits(reader, scored)?;
+        Ok(answer)
+    }
+
+    /// Adds the callers and the container of the best hits, each with a
+    /// share of the score of the hit that brought it (the best such share);
+    /// neighbours that are hits already keep their own score.
+    fn expand(
+        &self,
+        reader: &Reader<'_>,
+        query: &SearchQuery,
+        scored: &mut Vec<(usize, f64, Tier)>,
+    ) -> Result<(), StoreError> {
+        let entries = self.names.entries();
+        let position = self.positions();
+        let top: Vec<(usize, f64)> = scored.iter().take(EXPAND_TOP).map(|h| (h.0, h.1)).collect();
+        let ids: Vec<String> = top.iter().map(|(i, _)| entries[*i].id.clone()).collect();
+        let levels: Vec<String> = diffidx_core::codegraph::Resolution::ALL
+            .iter()
+            .map(|r| r.as_str().to_owned())
+            .collect();
+        let mut neighbours: Vec<(usize, usize)> = Vec::new(); // (hit, neighbour)
+        for edge in reader.edges(
+            &ids,
+            "CALLS",
+            crate::store::codegraph::Direction::In,
+            &levels,
+        )? {
+            if let (Some(&at), Some(&other)) = (
+                position.get(edge.at.as_str()),
+                position.get(edge.other.id.as_str()),
+            ) {
+                neighbours.push((at, other));
+            }
+        }
+        let by_name: HashMap<(&str, &str), usize> = entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.deleted)
+            .map(|(i, e)| ((e.path.as_str(), e.qualname.as_str()), i))
+            .collect();
+        for &(i, _) in &top {
+            let e = &entries[i];
+            let container = e
+                .qualname
+                .strip_suffix(e.name.as_str())
+                .map(|q| q.trim_end_matches(['.', ':']))
+                .filter(|q| !q.is_empty());
+            if let Some(&c) = container.and_then(|q| by_name.get(&(e.path.as_str(), q))) {
+                neighbours.push((i, c));
+            }
+        }
+        let hits: BTreeSet<usize> = scored.iter().map(|h| h.0).collect();
+        let share: HashMap<usize, f64> = top.into_iter().collect();
+        let mut joined: BTreeMap<usize, f64> = BTreeMap::new();
+        for (hit, other) in neighbours {
+            if hits.contains(&other) || !query.keeps(&entries[other]) {
+                continue;
+            }
+            let score = EXPAND_SHARE * share[&hit];
+            let entry = joined.entry(other).or_insert(0.0);
+            *entry = entry.max(score);
+        }
+        scored.extend(joined.into_iter().map(|(i, s)| (i, s, Tier::Graph)));
+        Ok(())
+    }
+
+    /// The hits for ranked entries, with the commits that deleted them.
+    fn hits(
+        &self,
+        reader: &Reader<'_>,
+        ranked: Vec<(usize, f64, Tier)>,
+    ) -> Result<Vec<SearchHit>, StoreError> {
+        let entries = self.names.entries();
         let deleted: Vec<String> = ranked
             .iter()
-            .map(|h| &self.names.entries()[h.0])
+            .map(|h| &entries[h.0])
             .filter(|e| e.deleted)
             .map(|e| e.id.clone())
             .collect();
         let deleted_in = reader.deleted_in(&deleted)?;
-        answer.hits = ranked
+        Ok(ranked
             .into_iter()
             .map(|(i, score, tier)| {
-                let e = &self.names.entries()[i];
+                let e = &entries[i];
                 SearchHit {
                     qualname: e.qualname.clone(),
                     kind: e.kind.clone(),
@@ -268,13 +476,12 @@ impl Searcher {
                     end_line: e.end_line,
                     status: if e.deleted { "deleted" } else { "live" }.to_owned(),
                     deleted_in: deleted_in.get(&e.id).cloned(),
-                    score: (score * 1000.0).round() / 1000.0,
+                    score: (score.min(1.0) * 1000.0).round() / 1000.0,
                     tier,
                     id: e.id.clone(),
                 }
             })
-            .collect();
-        Ok(answer)
+            .collect())
     }
 }
 

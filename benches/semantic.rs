@@ -1,0 +1,300 @@
+//! Figures for the README's semantic rows: `cargo bench --bench semantic`.
+//!
+//! Needs the model `scripts/model` installs (`DIFFIDX_TEST_MODEL`, or its
+//! default directory). On a real repository (`BENCH_SEMANTIC_REPO`, a path
+//! to a clone; default: a small generated one, which gives the speed
+//! figures only):
+//!
+//! 1. Embedding: the clone indexed whole, then the semantic layer turned
+//!    on and `index` run: chunks, chunks/s on this machine's cores.
+//! 2. The cached re-run: the semantic index deleted, then `index`: chunks
+//!    embedded (must be 0), and its time.
+//! 3. Latency: `search --semantic` as a whole process, p50/p95.
+//! 4. Quality: the commit-subject → modified-member task of the search
+//!    bench (`BENCH_SEMANTIC_COMMITS`, default 300 first-parent commits),
+//!    Acc@5 and Acc@10 of BM25 alone, vectors alone, and the hybrid.
+
+#[path = "process/mod.rs"]
+#[allow(dead_code)] // shared by the benches; each uses part of it
+mod process;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use diffidx_lib::search::{Scope, SearchQuery, Searcher};
+use diffidx_lib::semantic::SemanticSearcher;
+use process::{bin, git, percentile_ms, run, run_sampling};
+
+fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("DIFFIDX_TEST_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()))
+                .join(".cache/diffidx-models/all-MiniLM-L6-v2")
+        });
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "no embedding model in {}; run scripts/model",
+        dir.display()
+    );
+    dir
+}
+
+/// The numbers of `index`'s semantic line: (chunks, embedded, seconds, cached).
+fn semantic_figures(stderr: &str) -> (usize, usize, f64, usize) {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("semantic index"))
+        .unwrap_or_else(|| panic!("no semantic line in: {stderr}"));
+    let numbers: Vec<f64> = line
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|w| w.trim_matches('.').parse().ok())
+        .collect();
+    // "N chunks of F files re-chunked (D dropped); E embedded in S s, C from the cache"
+    (
+        numbers[0] as usize,
+        numbers[3] as usize,
+        numbers[4],
+        numbers[5] as usize,
+    )
+}
+
+/// A small history of C# services, for the speed figures.
+fn generated(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.name", "Bench"]);
+    git(dir, &["config", "user.email", "bench@example.com"]);
+    let words = [
+        "retry", "backoff", "cache", "token", "payment", "invoice", "user", "session",
+    ];
+    for f in 0..40 {
+        let mut s = format!("namespace Gen\n{{\n    public class Service{f}\n    {{\n");
+        for m in 0..25 {
+            let (a, b) = (words[(f + m) % 8], words[(f * 3 + m) % 8]);
+            s.push_str(&format!(
+                "        /// Handles the {a} of each {b}.\n        public int Handle{a}{b}{m}(int x)\n        {{\n            var y = x * {m};\n            return y + {f};\n        }}\n"
+            ));
+        }
+        s.push_str("    }\n}\n");
+        std::fs::write(dir.join(format!("Service{f}.cs")), s).unwrap();
+    }
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "services"]);
+}
+
+fn main() {
+    let model = model_dir();
+    let source = std::env::var("BENCH_SEMANTIC_REPO").ok();
+    let commits: usize = std::env::var("BENCH_SEMANTIC_COMMITS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    match &source {
+        Some(path) => {
+            git(tmp.path(), &["clone", "-q", path, dir.to_str().unwrap()]);
+            let head = git(&dir, &["rev-parse", "HEAD"]);
+            println!("repository: {path} at {}", &head[..12]);
+        }
+        None => {
+            std::fs::create_dir_all(&dir).unwrap();
+            generated(&dir);
+            println!("repository: generated, 40 C# files of 25 methods");
+        }
+    }
+    let dir = dir.as_path();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+
+    // 1. Embedding.
+    run(dir, bin(), &["index", "--all", "-q"], &[]);
+    git(
+        dir,
+        &["config", "diffidx.embed.model", model.to_str().unwrap()],
+    );
+    let first = run_sampling(dir, &["index"]);
+    let (chunks, embedded, secs, _) = semantic_figures(&first.stderr);
+    println!(
+        "embedding: {chunks} chunks, {embedded} embedded in {secs:.1} s ({:.0} chunks/s on {threads} cores); \
+         the run {:.1} s, peak RSS {:.0} MiB",
+        embedded as f64 / secs.max(1e-9),
+        first.took.as_secs_f64(),
+        first.peak_mib
+    );
+    let size = std::fs::metadata(dir.join(".git/diffidx/semantic/vectors")).map_or(0, |m| m.len())
+        + std::fs::metadata(dir.join(".git/diffidx/semantic/index.json")).map_or(0, |m| m.len());
+    println!("semantic index on disk: {:.1} MiB", size as f64 / 1048576.0);
+
+    // 2. The cached re-run: the index lost, remade from the cache.
+    std::fs::remove_file(dir.join(".git/diffidx/semantic/index.json")).unwrap();
+    let again = run_sampling(dir, &["index"]);
+    let (_, embedded_again, _, cached) = if again.stderr.contains("semantic index") {
+        semantic_figures(&again.stderr)
+    } else {
+        (0, 0, 0.0, 0)
+    };
+    println!(
+        "index remade from the cache: {embedded_again} embedded, {cached} from the cache, {:.2} s",
+        again.took.as_secs_f64()
+    );
+    assert_eq!(embedded_again, 0, "unchanged code was embedded again");
+
+    // 3. Latency.
+    let subjects: Vec<String> = git(dir, &["log", "-30", "--format=%s"])
+        .lines()
+        .filter(|s| !s.trim().is_empty())
+        .map(str::to_owned)
+        .collect();
+    let mut times: Vec<Duration> = subjects
+        .iter()
+        .map(|q| {
+            let start = Instant::now();
+            run(dir, bin(), &["search", "--semantic", "--json", q], &[]);
+            start.elapsed()
+        })
+        .collect();
+    println!(
+        "search --semantic as a whole process ({} queries): p50 {:.0} ms, p95 {:.0} ms",
+        times.len(),
+        percentile_ms(&mut times, 0.5),
+        percentile_ms(&mut times, 0.95)
+    );
+
+    // 4. Quality.
+    if source.is_none() {
+        println!("retrieval quality: set BENCH_SEMANTIC_REPO to a real repository");
+        return;
+    }
+    let repo = diffidx_core::git::Repo::discover(dir).unwrap();
+    let state = diffidx_lib::state::StateDir::of(&repo);
+    let store = diffidx_lib::open::for_reading(&repo, Duration::from_secs(10)).unwrap();
+    let reader = store.reader().unwrap();
+    let searcher = Searcher::load(&reader, &state).unwrap();
+    let load = Instant::now();
+    let source = diffidx_lib::semantic::EmbedSource::Local(model.clone());
+    let mut semantic = SemanticSearcher::load(&state, &source).unwrap();
+    println!(
+        "semantic index and model loaded in process: {:.0} ms",
+        load.elapsed().as_secs_f64() * 1000.0
+    );
+    let entries = reader.search_entries().unwrap();
+    let contents = store.contents().unwrap();
+    let kinds: HashMap<&str, &str> = entries
+        .iter()
+        .map(|e| (e.id.as_str(), e.kind.as_str()))
+        .collect();
+    let members: HashSet<&str> = [
+        "method",
+        "constructor",
+        "property",
+        "function",
+        "operator",
+        "indexer",
+        "event",
+        "field",
+        "const",
+        "static",
+        "macro",
+        "destructor",
+        "delegate",
+    ]
+    .into_iter()
+    .collect();
+    let log = git(dir, &["log", "--first-parent", "--format=%H%x09%s"]);
+    let (mut asked, mut counts) = (0usize, [[0usize; 2]; 4]);
+    let mut rank_times = Vec::new();
+    for line in log.lines() {
+        if asked >= commits {
+            break;
+        }
+        let Some((sha, subject)) = line.split_once('\t') else {
+            continue;
+        };
+        let Some(changes) = contents.changes.get(sha) else {
+            continue;
+        };
+        let modified: BTreeSet<&str> = changes
+            .iter()
+            .filter(|c| c.1 == "MODIFIED")
+            .map(|c| c.0.as_str())
+            .filter(|id| kinds.get(id).is_some_and(|k| members.contains(k)))
+            .collect();
+        if modified.is_empty() || subject.trim().is_empty() {
+            continue;
+        }
+        asked += 1;
+        let query = SearchQuery {
+            query: subject.to_owned(),
+            kind: None,
+            path: None,
+            lang: None,
+            scope: Scope::All,
+            limit: 10,
+            text: true,
+            semantic: true,
+        };
+        let start = Instant::now();
+        let vectors = semantic
+            .rank(subject, diffidx_lib::search::candidates(10))
+            .unwrap();
+        let hybrid: Vec<String> = searcher
+            .hybrid(&reader, &query, &vectors)
+            .unwrap()
+            .hits
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        rank_times.push(start.elapsed());
+        let names_only: Vec<String> = searcher
+            .search(
+                &reader,
+                &SearchQuery {
+                    semantic: false,
+                    text: false,
+                    ..query.clone()
+                },
+            )
+            .unwrap()
+            .hits
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        let text = searcher.text_ranking(subject, 10).unwrap();
+        let vector: Vec<String> = vectors.into_iter().take(10).map(|v| v.0).collect();
+        for (k, ids) in [&text, &vector, &hybrid, &names_only]
+            .into_iter()
+            .enumerate()
+        {
+            let rank = ids.iter().position(|id| modified.contains(id.as_str()));
+            if rank.is_some_and(|r| r < 5) {
+                counts[k][0] += 1;
+            }
+            if rank.is_some_and(|r| r < 10) {
+                counts[k][1] += 1;
+            }
+        }
+    }
+    let pct = |n: usize| 100.0 * n as f64 / asked.max(1) as f64;
+    println!("retrieval, commit subject -> a member it modified, {asked} commits:");
+    for (k, label) in [
+        "BM25 alone",
+        "vectors alone",
+        "hybrid (--semantic)",
+        "search (names, then BM25)",
+    ]
+    .iter()
+    .enumerate()
+    {
+        println!(
+            "  {label:<26} Acc@5 {:>5.1}%  Acc@10 {:>5.1}%",
+            pct(counts[k][0]),
+            pct(counts[k][1])
+        );
+    }
+    println!(
+        "hybrid ranking in process (embed the query, scan, fuse, expand): p50 {:.1} ms, p95 {:.1} ms",
+        percentile_ms(&mut rank_times, 0.5),
+        percentile_ms(&mut rank_times, 0.95)
+    );
+}

@@ -1,0 +1,528 @@
+//! The semantic index: a vector per chunk of every live symbol, beside the
+//! graph, for `search --semantic` (opt-in: git config `diffidx.embed.model`,
+//! see [`configured_source`]).
+//!
+//! It lives in `.git/diffidx/semantic/`: `index.json` lists, per file at the
+//! code graph's commit, the blob it was chunked from and its chunks (id,
+//! symbol id, cache key); `vectors` is the append-only
+//! [`VectorCache`](diffidx_semantic::VectorCache) the vectors come from. An
+//! index run re-chunks only files whose blob changed and embeds only chunks
+//! the cache lacks, so unchanged code is never embedded twice. `rebuild`
+//! leaves the directory alone: the index is checked against the tree, and
+//! the cache is keyed by content.
+//!
+//! The model is pinned: an index made by another model (name, weights or
+//! parameters) is remade whole by the next index run, and a search with a
+//! model other than the index's is an error, never a comparison of vectors
+//! from two models.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use diffidx_core::codegraph::FileFacts;
+use diffidx_core::symbol::symbol_id;
+use diffidx_core::{Language, ObjectId, SymbolDiffer};
+use diffidx_semantic::cache::{cache_key, CacheKey};
+use diffidx_semantic::chunk::ChunkSymbol;
+use diffidx_semantic::llm::{Provider, ServiceConfig, ServiceEmbedder};
+use diffidx_semantic::{chunk_file, ChunkBudget, Embedder, LocalModel, ModelPin, VectorCache};
+use serde::{Deserialize, Serialize};
+
+use crate::state::StateDir;
+use crate::store::{Store, StoreError};
+
+/// Changes when what the index holds changes meaning (chunking rules
+/// included): an older index is remade.
+pub const SEMANTIC_VERSION: u32 = 1;
+
+/// Chunks embedded per model call (and cache save).
+const EMBED_BATCH: usize = 256;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SemanticError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Core(#[from] diffidx_core::Error),
+    #[error(transparent)]
+    Embed(#[from] diffidx_semantic::EmbedError),
+    #[error(transparent)]
+    Cache(#[from] diffidx_semantic::CacheError),
+    #[error("the semantic index {path}: {reason}")]
+    Index { path: PathBuf, reason: String },
+    #[error(
+        "the semantic index was made by the model {indexed}, and diffidx.embed.model is {configured}; \
+         `git diffidx index` remakes it with the configured model"
+    )]
+    ModelMismatch { indexed: String, configured: String },
+    #[error("{0}")]
+    Setting(String),
+    #[error("there is no semantic index yet; `git diffidx index` makes it (with diffidx.embed.model set)")]
+    Missing,
+    #[error(
+        "the semantic layer is off; turn it on with `git config diffidx.embed.model MODEL_DIR` \
+         and run `git diffidx index` (docs/semantic.md)"
+    )]
+    NotConfigured,
+}
+
+impl SemanticError {
+    /// A setup the user must change (exit 2), not a failure.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            SemanticError::ModelMismatch { .. }
+                | SemanticError::Missing
+                | SemanticError::NotConfigured
+                | SemanticError::Setting(_)
+                | SemanticError::Embed(diffidx_semantic::EmbedError::ModelFile { .. })
+                | SemanticError::Embed(diffidx_semantic::EmbedError::Model { .. })
+        )
+    }
+}
+
+/// One chunk as the index keeps it (its text is not kept: the cache key
+/// stands for it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkRef {
+    pub id: String,
+    pub symbol: String,
+    /// The cache key of its vector, hex.
+    pub key: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileChunks {
+    pub blob: String,
+    pub chunks: Vec<ChunkRef>,
+}
+
+/// Which weights file a pin was computed from, as the filesystem says:
+/// while it is the same, the pin is not computed again (that reads the
+/// whole file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WeightsFile {
+    pub path: String,
+    pub len: u64,
+    pub modified_ns: u128,
+}
+
+impl WeightsFile {
+    fn of(model_dir: &Path) -> Option<WeightsFile> {
+        let path = model_dir.join("model.safetensors");
+        let meta = std::fs::metadata(&path).ok()?;
+        let modified_ns = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos();
+        Some(WeightsFile {
+            path: path.to_string_lossy().into_owned(),
+            len: meta.len(),
+            modified_ns,
+        })
+    }
+}
+
+/// `index.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SemanticIndex {
+    pub version: u32,
+    pub model: ModelPin,
+    pub weights: Option<WeightsFile>,
+    /// The code graph's commit the files are of.
+    pub commit: String,
+    pub files: BTreeMap<String, FileChunks>,
+}
+
+impl SemanticIndex {
+    fn path(state: &StateDir) -> PathBuf {
+        state.semantic().join("index.json")
+    }
+
+    /// The index, if one is there and readable (a damaged one is remade).
+    fn read(state: &StateDir) -> Option<SemanticIndex> {
+        let bytes = std::fs::read(Self::path(state)).ok()?;
+        serde_json::from_slice::<SemanticIndex>(&bytes)
+            .ok()
+            .filter(|i| i.version == SEMANTIC_VERSION)
+    }
+
+    /// Writes it whole, then renames it over the old one.
+    fn write(&self, state: &StateDir) -> Result<(), SemanticError> {
+        let path = Self::path(state);
+        let failed = |e: std::io::Error| SemanticError::Index {
+            path: path.clone(),
+            reason: e.to_string(),
+        };
+        std::fs::create_dir_all(state.semantic()).map_err(failed)?;
+        let part = path.with_extension("json.part");
+        let bytes = serde_json::to_vec(self).map_err(|e| SemanticError::Index {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        std::fs::write(&part, bytes).map_err(failed)?;
+        std::fs::rename(&part, &path).map_err(failed)
+    }
+
+    pub fn chunks(&self) -> usize {
+        self.files.values().map(|f| f.chunks.len()).sum()
+    }
+}
+
+/// What an update of the semantic index did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SemanticReport {
+    /// Remade whole (no index, an older one, another model).
+    pub full: bool,
+    /// Files chunked again (their blob changed), and files dropped.
+    pub files: usize,
+    pub dropped: usize,
+    /// Chunks the index holds.
+    pub chunks: usize,
+    /// Chunks embedded by the model this run, and found in the cache.
+    pub embedded: usize,
+    pub cached: usize,
+    pub embed_time: Duration,
+    /// The model, as pinned.
+    pub model: String,
+}
+
+/// Where vectors come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmbedSource {
+    /// A model directory run in-process (the default).
+    Local(PathBuf),
+    /// An embedding service (Ollama, OpenAI-compatible).
+    Service(ServiceConfig),
+}
+
+impl EmbedSource {
+    /// Whether `index` was made by this source as it is now, as far as that
+    /// is known without reading the weights or asking the service.
+    fn unchanged_since(&self, index: &SemanticIndex) -> bool {
+        match self {
+            EmbedSource::Local(dir) => {
+                let weights = WeightsFile::of(dir);
+                weights.is_some() && index.weights == weights
+            }
+            EmbedSource::Service(config) => {
+                index.weights.is_none()
+                    && index.model.name == format!("{}:{}", config.provider.as_str(), config.model)
+            }
+        }
+    }
+
+    fn pin(&self) -> Result<ModelPin, SemanticError> {
+        Ok(match self {
+            EmbedSource::Local(dir) => ModelPin::of_dir(dir)?,
+            EmbedSource::Service(config) => ServiceEmbedder::new(config.clone())?.pin().clone(),
+        })
+    }
+
+    fn embedder(&self) -> Result<Box<dyn Embedder>, SemanticError> {
+        Ok(match self {
+            EmbedSource::Local(dir) => Box::new(LocalModel::load(dir)?),
+            EmbedSource::Service(config) => Box::new(ServiceEmbedder::new(config.clone())?),
+        })
+    }
+
+    fn weights(&self) -> Option<WeightsFile> {
+        match self {
+            EmbedSource::Local(dir) => WeightsFile::of(dir),
+            EmbedSource::Service(_) => None,
+        }
+    }
+}
+
+/// The embedding source git config names, if the semantic layer is on:
+/// `diffidx.embed.model` (a directory for the default provider `local`,
+/// relative to the work tree; a model name for a service), and for a
+/// service `diffidx.embed.provider` (`ollama`, `openai`),
+/// `diffidx.embed.host`, `diffidx.embed.timeout` (seconds),
+/// `diffidx.embed.retries` and `diffidx.embed.apiKeyEnv` (the environment
+/// variable holding the API key; default `OPENAI_API_KEY` for `openai`).
+pub fn configured_source(
+    repo: &diffidx_core::git::Repo,
+) -> Option<Result<EmbedSource, SemanticError>> {
+    let value = repo.config_string("diffidx.embed.model")?;
+    let value = value.trim();
+    if value.is_empty() || matches!(value, "off" | "false" | "none") {
+        return None;
+    }
+    let provider = repo
+        .config_string("diffidx.embed.provider")
+        .unwrap_or_else(|| "local".into());
+    if provider.trim().eq_ignore_ascii_case("local") {
+        let path = PathBuf::from(value);
+        return Some(Ok(EmbedSource::Local(
+            match (path.is_relative(), repo.work_dir()) {
+                (true, Some(dir)) => dir.join(path),
+                _ => path,
+            },
+        )));
+    }
+    let Some(provider) = Provider::parse(&provider) else {
+        return Some(Err(SemanticError::Setting(format!(
+            "diffidx.embed.provider is {provider:?}; it takes local, ollama or openai"
+        ))));
+    };
+    let host = repo
+        .config_string("diffidx.embed.host")
+        .unwrap_or_else(|| match provider {
+            Provider::Ollama => "http://localhost:11434".into(),
+            Provider::OpenAi => "https://api.openai.com/v1".into(),
+        });
+    let mut config = ServiceConfig::new(provider, &host, value);
+    if let Some(secs) = repo
+        .config_integer("diffidx.embed.timeout")
+        .filter(|&s| s > 0)
+    {
+        config.timeout = Duration::from_secs(secs as u64);
+    }
+    if let Some(n) = repo
+        .config_integer("diffidx.embed.retries")
+        .filter(|&n| n >= 0)
+    {
+        config.retries = n as u32;
+    }
+    let key_var = repo
+        .config_string("diffidx.embed.apiKeyEnv")
+        .unwrap_or_else(|| match provider {
+            Provider::OpenAi => "OPENAI_API_KEY".into(),
+            Provider::Ollama => "OLLAMA_API_KEY".into(),
+        });
+    Some(Ok(EmbedSource::Service(config.api_key_from_env(&key_var))))
+}
+
+/// Brings the semantic index to the files at the store's graph commit.
+/// `fresh` holds the facts of files the run parsed at that commit.
+pub fn update(
+    store: &Store,
+    state: &StateDir,
+    differ: &mut SymbolDiffer<'_>,
+    source: &EmbedSource,
+    fresh: &BTreeMap<String, std::sync::Arc<FileFacts>>,
+) -> Result<Option<SemanticReport>, SemanticError> {
+    let Some(commit) = store.reader()?.graph_commit()? else {
+        return Ok(None);
+    };
+    let old = SemanticIndex::read(state);
+    // Up to date: of this commit, by the same model (a hook run with
+    // nothing new reads no model file and asks no service).
+    if old
+        .as_ref()
+        .is_some_and(|i| i.commit == commit && source.unchanged_since(i))
+    {
+        return Ok(None);
+    }
+    let pin = source.pin()?;
+    let old = old.filter(|i| i.model == pin);
+    let mut report = SemanticReport {
+        full: old.is_none(),
+        model: pin.label(),
+        ..SemanticReport::default()
+    };
+    let mut old_files = old.map(|i| i.files).unwrap_or_default();
+    let commit_id = ObjectId::from_hex(commit.as_bytes()).map_err(|e| SemanticError::Index {
+        path: SemanticIndex::path(state),
+        reason: format!("the graph's commit {commit}: {e}"),
+    })?;
+    let repo = differ.repo();
+    let mut files = BTreeMap::new();
+    let mut texts: Vec<(CacheKey, String)> = Vec::new();
+    for side in repo.tree_files(commit_id)? {
+        let Some(language) = Language::from_path(&side.path) else {
+            continue;
+        };
+        let blob = side.blob.to_string();
+        if let Some(kept) = old_files.remove(&side.path).filter(|f| f.blob == blob) {
+            files.insert(side.path, kept);
+            continue;
+        }
+        let facts = match fresh.get(&side.path) {
+            Some(facts) => Some(facts.clone()),
+            None => differ
+                .file_facts(side.blob, &side.path)?
+                .map(std::sync::Arc::new),
+        };
+        // A file without symbols for us (too large, binary, invalid UTF-8)
+        // is kept with no chunks, so it is not read again until it changes.
+        let text = match facts {
+            Some(_) => String::from_utf8(repo.blob(side.blob)?).ok(),
+            None => None,
+        };
+        let chunks = match (&facts, &text) {
+            (Some(facts), Some(text)) => chunks_of(&side.path, language, text, facts),
+            _ => Vec::new(),
+        };
+        let mut refs = Vec::with_capacity(chunks.len());
+        for chunk in chunks {
+            let key = cache_key(&pin, &chunk.text);
+            refs.push(ChunkRef {
+                id: chunk.id,
+                symbol: chunk.symbol_id,
+                key: hex(&key),
+            });
+            texts.push((key, chunk.text));
+        }
+        report.files += 1;
+        files.insert(side.path, FileChunks { blob, chunks: refs });
+    }
+    report.dropped = old_files.len();
+
+    let mut cache = VectorCache::open(&state.semantic().join("vectors"))?;
+    let mut missing: Vec<(CacheKey, String)> = Vec::new();
+    let mut queued = std::collections::HashSet::new();
+    for (key, text) in texts {
+        if cache.get(&key).is_some() {
+            report.cached += 1;
+        } else if queued.insert(key) {
+            missing.push((key, text));
+        }
+    }
+    let started = Instant::now();
+    // The model is built only when something needs embedding.
+    let mut model = match missing.is_empty() {
+        true => None,
+        false => Some(source.embedder()?),
+    };
+    for batch in missing.chunks(EMBED_BATCH) {
+        let Some(model) = model.as_mut() else { break };
+        let batch_texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
+        let vectors = model.embed(&batch_texts)?;
+        if vectors.len() != batch.len() || model.pin() != &pin {
+            return Err(SemanticError::Index {
+                path: state.semantic(),
+                reason: format!("the model changed during the run (now {})", model.pin()),
+            });
+        }
+        for ((key, _), vector) in batch.iter().zip(vectors) {
+            cache.put(*key, vector);
+        }
+        // Saved as it goes: a run killed here keeps what it embedded.
+        cache.save()?;
+        report.embedded += batch.len();
+    }
+    report.embed_time = started.elapsed();
+    let index = SemanticIndex {
+        version: SEMANTIC_VERSION,
+        model: pin,
+        weights: source.weights(),
+        commit,
+        files,
+    };
+    report.chunks = index.chunks();
+    index.write(state)?;
+    Ok(Some(report))
+}
+
+/// The chunks of one file, from the facts of its parse.
+fn chunks_of(
+    path: &str,
+    language: Language,
+    text: &str,
+    facts: &FileFacts,
+) -> Vec<diffidx_semantic::Chunk> {
+    let ids: Vec<String> = facts
+        .defs
+        .iter()
+        .map(|d| symbol_id(path, d.kind, &d.qualname, &d.sig))
+        .collect();
+    let symbols: Vec<ChunkSymbol<'_>> = facts
+        .defs
+        .iter()
+        .zip(&ids)
+        .map(|(d, id)| ChunkSymbol {
+            symbol_id: id,
+            kind: d.kind.as_str(),
+            qualname: &d.qualname,
+            sig: &d.sig,
+            parent: d.parent.map(|p| p as usize),
+            lines: d.lines,
+        })
+        .collect();
+    chunk_file(
+        path,
+        language.name(),
+        text,
+        &symbols,
+        ChunkBudget::default(),
+    )
+}
+
+fn hex(key: &CacheKey) -> String {
+    blake3::Hash::from_bytes(*key).to_hex().to_string()
+}
+
+fn unhex(text: &str) -> Option<CacheKey> {
+    blake3::Hash::from_hex(text).ok().map(|h| *h.as_bytes())
+}
+
+/// The semantic index loaded for queries, with its model.
+pub struct SemanticSearcher {
+    model: Box<dyn Embedder>,
+    /// Per chunk: its symbol and its vector.
+    symbols: Vec<String>,
+    vectors: Vec<f32>,
+    dim: usize,
+}
+
+impl SemanticSearcher {
+    /// Loads the index and the configured model; they must agree.
+    pub fn load(state: &StateDir, source: &EmbedSource) -> Result<SemanticSearcher, SemanticError> {
+        let index = SemanticIndex::read(state).ok_or(SemanticError::Missing)?;
+        let model = source.embedder()?;
+        if *model.pin() != index.model {
+            return Err(SemanticError::ModelMismatch {
+                indexed: index.model.label(),
+                configured: model.pin().label(),
+            });
+        }
+        let cache = VectorCache::open(&state.semantic().join("vectors"))?;
+        let dim = index.model.dim;
+        let mut symbols = Vec::with_capacity(index.chunks());
+        let mut vectors = Vec::with_capacity(index.chunks() * dim);
+        for chunk in index.files.values().flat_map(|f| &f.chunks) {
+            // A vector lost from the cache (a damaged file) loses its chunk
+            // until the next index run embeds it again.
+            let Some(v) = unhex(&chunk.key).and_then(|k| cache.get(&k)) else {
+                continue;
+            };
+            if v.len() == dim {
+                symbols.push(chunk.symbol.clone());
+                vectors.extend_from_slice(v);
+            }
+        }
+        Ok(SemanticSearcher {
+            model,
+            symbols,
+            vectors,
+            dim,
+        })
+    }
+
+    /// Symbols by the best similarity of one of their chunks to `query`,
+    /// best first, at most `limit`.
+    pub fn rank(&mut self, query: &str, limit: usize) -> Result<Vec<(String, f32)>, SemanticError> {
+        let q = self.model.embed(&[query])?.remove(0);
+        let mut best: HashMap<&str, f32> = HashMap::new();
+        for (i, symbol) in self.symbols.iter().enumerate() {
+            let v = &self.vectors[i * self.dim..(i + 1) * self.dim];
+            let score = diffidx_semantic::cosine(&q, v);
+            let entry = best.entry(symbol.as_str()).or_insert(f32::MIN);
+            *entry = entry.max(score);
+        }
+        let mut ranked: Vec<(String, f32)> =
+            best.into_iter().map(|(s, v)| (s.to_owned(), v)).collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(limit);
+        Ok(ranked)
+    }
+
+    pub fn model(&self) -> &ModelPin {
+        self.model.pin()
+    }
+}

@@ -1,0 +1,327 @@
+//! The opt-in semantic layer end to end, with the real all-MiniLM-L6-v2
+//! weights (`scripts/model`): off by default and then untouched; on, an
+//! index run embeds every chunk once and later runs only what changed;
+//! `search --semantic` finds code by meaning; another model is refused.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{succeeded, TestRepo};
+use serde_json::Value;
+
+/// The model `scripts/model` installs (scripts/test runs it first).
+fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("DIFFIDX_TEST_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()))
+                .join(".cache/diffidx-models/all-MiniLM-L6-v2")
+        });
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "no embedding model in {}; run scripts/model",
+        dir.display()
+    );
+    dir
+}
+
+const PAYMENTS: &str = r#"namespace Shop.Billing
+{
+    public class PaymentProcessor
+    {
+        public void Process(Order order)
+        {
+            var result = gateway.Charge(order.Card, order.Total);
+            if (!result.Ok)
+            {
+                ScheduleAnotherAttempt(order, result);
+            }
+        }
+
+        /// <summary>Charges the card again later when the bank declined it.</summary>
+        void ScheduleAnotherAttempt(Order order, ChargeResult result)
+        {
+            var wait = TimeSpan.FromMinutes(Math.Pow(2, order.Attempts));
+            queue.Enqueue(order, wait);
+            order.Attempts++;
+        }
+    }
+}
+"#;
+
+const CATALOG: &str = r#"namespace Shop.Catalog
+{
+    public class ProductSearch
+    {
+        public List<Product> ByTitle(string words)
+        {
+            return products.Where(p => p.Title.Contains(words)).ToList();
+        }
+
+        public void ResizeThumbnail(Image image, int width)
+        {
+            image.Scale(width, width * image.Height / image.Width);
+        }
+    }
+}
+"#;
+
+const CONFIG: &str = r#"pub mod settings {
+    /// Reads the settings file from the user's home directory.
+    pub fn load_settings(path: &str) -> String {
+        std::fs::read_to_string(path).unwrap_or_default()
+    }
+
+    pub fn render_html_page(title: &str) -> String {
+        format!("<html><title>{title}</title></html>")
+    }
+}
+"#;
+
+fn shop() -> TestRepo {
+    let mut repo = TestRepo::new();
+    repo.write("src/Billing/PaymentProcessor.cs", PAYMENTS);
+    repo.write("src/Catalog/ProductSearch.cs", CATALOG);
+    repo.write("src/settings.rs", CONFIG);
+    repo.commit("shop");
+    repo
+}
+
+fn semantic(repo: &TestRepo, query: &str) -> Vec<Value> {
+    let out = repo.diffidx(&["search", "--semantic", "--json", query]);
+    succeeded(&out);
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    hits.as_array().unwrap().clone()
+}
+
+fn names(hits: &[Value]) -> Vec<&str> {
+    hits.iter()
+        .map(|h| h["qualname"].as_str().unwrap())
+        .collect()
+}
+
+/// The semantic line of `index`'s report.
+fn semantic_line(stderr: &str) -> &str {
+    stderr
+        .lines()
+        .find(|l| l.starts_with("semantic index"))
+        .unwrap_or_else(|| panic!("no semantic line in: {stderr}"))
+}
+
+#[test]
+fn off_by_default_nothing_is_made_and_semantic_search_says_how_to_turn_it_on() {
+    let repo = shop();
+    let stderr = succeeded(&repo.diffidx(&["index"]));
+    assert!(!stderr.contains("semantic"), "{stderr}");
+    assert!(!repo.path().join(".git/diffidx/semantic").exists());
+    let out = repo.diffidx(&["search", "--semantic", "retry failed payments"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("diffidx.embed.model"), "{stderr}");
+}
+
+#[test]
+fn finds_code_by_meaning_and_embeds_unchanged_code_once() {
+    let mut repo = shop();
+    let model = model_dir();
+    repo.git(&["config", "diffidx.embed.model", model.to_str().unwrap()]);
+    let first = succeeded(&repo.diffidx(&["index"]));
+    let line = semantic_line(&first);
+    assert!(line.contains("remade"), "{line}");
+    assert!(line.contains("all-MiniLM-L6-v2@"), "{line}");
+    assert!(!line.contains(" 0 embedded"), "{line}");
+
+    // No word of the query names the method that does it.
+    let hits = semantic(&repo, "retry failed payments");
+    let top: Vec<&str> = names(&hits).into_iter().take(3).collect();
+    assert!(
+        top.contains(&"Shop.Billing.PaymentProcessor.ScheduleAnotherAttempt"),
+        "{top:?}"
+    );
+    let hits = semantic(&repo, "read the configuration from disk");
+    assert_eq!(
+        names(&hits)[0],
+        "settings::load_settings",
+        "{:?}",
+        names(&hits)
+    );
+    // Its caller joins through the code graph.
+    let hits = semantic(&repo, "retry failed payments");
+    assert!(
+        names(&hits).contains(&"Shop.Billing.PaymentProcessor.Process"),
+        "{:?}",
+        names(&hits)
+    );
+
+    // Nothing new: the index run does not even read the model.
+    let again = succeeded(&repo.diffidx(&["index"]));
+    assert!(!again.contains("semantic"), "{again}");
+    // A commit that changes no code: nothing is chunked or embedded.
+    repo.write("README.md", "# shop\n");
+    repo.commit("readme");
+    let line = succeeded(&repo.diffidx(&["index"]));
+    let line = semantic_line(&line);
+    assert!(
+        line.contains("of 0 files re-chunked") && line.contains(" 0 embedded"),
+        "{line}"
+    );
+
+    // One method changed: only its file is chunked again, and of its
+    // chunks only the changed ones are embedded.
+    repo.write(
+        "src/Catalog/ProductSearch.cs",
+        CATALOG.replace("width * image.Height", "width * image.Height * 2"),
+    );
+    repo.commit("taller thumbnails");
+    let third = succeeded(&repo.diffidx(&["index"]));
+    let line = semantic_line(&third);
+    assert!(line.contains("of 1 files re-chunked"), "{line}");
+    let embedded: usize = line
+        .split(" embedded")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!((1..=2).contains(&embedded), "{line}");
+
+    // A lost index is remade from the cache alone, byte for byte the same;
+    // `rebuild` leaves it alone.
+    let index = repo.path().join(".git/diffidx/semantic/index.json");
+    let before = std::fs::read(&index).unwrap();
+    std::fs::remove_file(&index).unwrap();
+    let remade = succeeded(&repo.diffidx(&["index"]));
+    let line = semantic_line(&remade);
+    assert!(
+        line.contains("remade") && line.contains(" 0 embedded"),
+        "{line}"
+    );
+    assert_eq!(std::fs::read(&index).unwrap(), before);
+    succeeded(&repo.diffidx(&["rebuild"]));
+    assert_eq!(std::fs::read(&index).unwrap(), before);
+    let hits = semantic(&repo, "read the configuration from disk");
+    assert_eq!(names(&hits)[0], "settings::load_settings");
+}
+
+#[test]
+fn vectors_of_another_model_are_never_compared() {
+    let mut repo = shop();
+    let model = model_dir();
+    repo.git(&["config", "diffidx.embed.model", model.to_str().unwrap()]);
+    succeeded(&repo.diffidx(&["index"]));
+    // The same weights under another name are another pin.
+    let other = tempfile::tempdir().unwrap();
+    let renamed = other.path().join("renamed-model");
+    std::fs::create_dir_all(&renamed).unwrap();
+    common::copy_dir(&model, &renamed);
+    repo.git(&["config", "diffidx.embed.model", renamed.to_str().unwrap()]);
+    let out = repo.diffidx(&["search", "--semantic", "retry failed payments"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("made by the model all-MiniLM-L6-v2@") && stderr.contains("renamed-model@"),
+        "{stderr}"
+    );
+    // The next index run remakes it with the configured model.
+    repo.write("src/extra.rs", "pub fn noop() {}\n");
+    repo.commit("extra");
+    let line = succeeded(&repo.diffidx(&["index"]));
+    assert!(semantic_line(&line).contains("remade"), "{line}");
+    assert!(!semantic(&repo, "retry failed payments").is_empty());
+}
+
+#[test]
+fn a_broken_model_directory_warns_and_loses_no_record() {
+    let mut repo = shop();
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::write(broken.path().join("config.json"), "{ not json").unwrap();
+    repo.git(&[
+        "config",
+        "diffidx.embed.model",
+        broken.path().to_str().unwrap(),
+    ]);
+    let stderr = succeeded(&repo.diffidx(&["index"]));
+    assert!(
+        stderr.contains("warning: the semantic index was not updated")
+            && stderr.contains("config.json"),
+        "{stderr}"
+    );
+    let log = repo.ok(&["log", "--symbol", "settings::load_settings", "--json"]);
+    assert!(log.contains("ADDED"), "{log}");
+    repo.write("src/extra.rs", "pub fn noop() {}\n");
+    repo.commit("extra");
+    succeeded(&repo.diffidx(&["index"]));
+}
+
+/// The loopback Ollama/OpenAI server of the adapter tests, stopped when
+/// dropped.
+struct Loopback {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Loopback {
+    fn start() -> Loopback {
+        use std::io::BufRead;
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("crates/diffidx-semantic/tests/fixtures/llm_server.py");
+        let mut child = std::process::Command::new("python3")
+            .arg(script)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .strip_prefix("port ")
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("the server said {line:?}"));
+        Loopback { child, port }
+    }
+}
+
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn an_embedding_service_feeds_the_index_and_its_outage_loses_no_record() {
+    let mut repo = shop();
+    let server = Loopback::start();
+    repo.git(&["config", "diffidx.embed.provider", "ollama"]);
+    repo.git(&[
+        "config",
+        "diffidx.embed.host",
+        &format!("http://127.0.0.1:{}", server.port),
+    ]);
+    repo.git(&["config", "diffidx.embed.model", "tiny"]);
+    repo.git(&["config", "diffidx.embed.retries", "0"]);
+    let stderr = succeeded(&repo.diffidx(&["index"]));
+    let line = semantic_line(&stderr);
+    assert!(line.contains("(ollama:tiny@probe-"), "{line}");
+    assert!(!line.contains(" 0 embedded"), "{line}");
+    let hits = semantic(&repo, "retry failed payments");
+    assert!(!hits.is_empty());
+
+    // The service goes away: the index run warns, the records are written.
+    drop(server);
+    repo.write("src/extra.rs", "pub fn noop() {}\n");
+    repo.commit("extra");
+    let stderr = succeeded(&repo.diffidx(&["index"]));
+    assert!(
+        stderr.contains("warning: the semantic index was not updated")
+            && stderr.contains("ollama:tiny"),
+        "{stderr}"
+    );
+    let log = repo.ok(&["log", "--symbol", "noop", "--json"]);
+    assert!(log.contains("ADDED"), "{log}");
+    let out = repo.diffidx(&["search", "--semantic", "retry"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot reach"), "{stderr}");
+}
