@@ -22,7 +22,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use diffidx_lib::search::{Scope, SearchQuery, Searcher};
+use diffidx_lib::search::{HybridParams, Scope, SearchQuery, Searcher};
 use diffidx_lib::semantic::SemanticSearcher;
 use process::{bin, git, percentile_ms, run, run_sampling};
 
@@ -90,76 +90,34 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(300);
+    // BENCH_SEMANTIC_WORKDIR keeps the clone; one indexed already skips to
+    // the quality figures (for comparing rankers without re-embedding).
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("repo");
-    match &source {
-        Some(path) => {
-            git(tmp.path(), &["clone", "-q", path, dir.to_str().unwrap()]);
-            let head = git(&dir, &["rev-parse", "HEAD"]);
-            println!("repository: {path} at {}", &head[..12]);
+    let dir = std::env::var_os("BENCH_SEMANTIC_WORKDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tmp.path().join("repo"));
+    let reuse = dir.join(".git/diffidx/semantic/index.json").is_file();
+    if reuse {
+        println!("reusing the indexed clone in {}", dir.display());
+    } else {
+        match &source {
+            Some(path) => {
+                git(
+                    dir.parent().unwrap(),
+                    &["clone", "-q", path, dir.to_str().unwrap()],
+                );
+                let head = git(&dir, &["rev-parse", "HEAD"]);
+                println!("repository: {path} at {}", &head[..12]);
+            }
+            None => {
+                std::fs::create_dir_all(&dir).unwrap();
+                generated(&dir);
+                println!("repository: generated, 40 C# files of 25 methods");
+            }
         }
-        None => {
-            std::fs::create_dir_all(&dir).unwrap();
-            generated(&dir);
-            println!("repository: generated, 40 C# files of 25 methods");
-        }
+        embed_figures(&dir, &model);
     }
     let dir = dir.as_path();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-
-    // 1. Embedding.
-    run(dir, bin(), &["index", "--all", "-q"], &[]);
-    git(
-        dir,
-        &["config", "diffidx.embed.model", model.to_str().unwrap()],
-    );
-    let first = run_sampling(dir, &["index"]);
-    let (chunks, embedded, secs, _) = semantic_figures(&first.stderr);
-    println!(
-        "embedding: {chunks} chunks, {embedded} embedded in {secs:.1} s ({:.0} chunks/s on {threads} cores); \
-         the run {:.1} s, peak RSS {:.0} MiB",
-        embedded as f64 / secs.max(1e-9),
-        first.took.as_secs_f64(),
-        first.peak_mib
-    );
-    let size = std::fs::metadata(dir.join(".git/diffidx/semantic/vectors")).map_or(0, |m| m.len())
-        + std::fs::metadata(dir.join(".git/diffidx/semantic/index.json")).map_or(0, |m| m.len());
-    println!("semantic index on disk: {:.1} MiB", size as f64 / 1048576.0);
-
-    // 2. The cached re-run: the index lost, remade from the cache.
-    std::fs::remove_file(dir.join(".git/diffidx/semantic/index.json")).unwrap();
-    let again = run_sampling(dir, &["index"]);
-    let (_, embedded_again, _, cached) = if again.stderr.contains("semantic index") {
-        semantic_figures(&again.stderr)
-    } else {
-        (0, 0, 0.0, 0)
-    };
-    println!(
-        "index remade from the cache: {embedded_again} embedded, {cached} from the cache, {:.2} s",
-        again.took.as_secs_f64()
-    );
-    assert_eq!(embedded_again, 0, "unchanged code was embedded again");
-
-    // 3. Latency.
-    let subjects: Vec<String> = git(dir, &["log", "-30", "--format=%s"])
-        .lines()
-        .filter(|s| !s.trim().is_empty())
-        .map(str::to_owned)
-        .collect();
-    let mut times: Vec<Duration> = subjects
-        .iter()
-        .map(|q| {
-            let start = Instant::now();
-            run(dir, bin(), &["search", "--semantic", "--json", q], &[]);
-            start.elapsed()
-        })
-        .collect();
-    println!(
-        "search --semantic as a whole process ({} queries): p50 {:.0} ms, p95 {:.0} ms",
-        times.len(),
-        percentile_ms(&mut times, 0.5),
-        percentile_ms(&mut times, 0.95)
-    );
 
     // 4. Quality.
     if source.is_none() {
@@ -202,6 +160,27 @@ fn main() {
     .into_iter()
     .collect();
     let log = git(dir, &["log", "--first-parent", "--format=%H%x09%s"]);
+    let variant = |weights: [f64; 3], expand_top: usize, expand_share: f64| HybridParams {
+        weights,
+        expand_top,
+        expand_share,
+    };
+    let variants: Vec<(String, HybridParams)> = [
+        variant([1.0, 1.0, 1.0], 0, 0.0),
+        variant([1.0, 1.0, 1.0], 3, 0.9),
+        variant([1.0, 2.0, 1.0], 0, 0.0),
+        variant([1.0, 4.0, 1.0], 3, 0.9),
+    ]
+    .into_iter()
+    .map(|p| {
+        let label = format!(
+            "weights {}/{}/{}, expand {}x{}",
+            p.weights[0], p.weights[1], p.weights[2], p.expand_top, p.expand_share
+        );
+        (label, p)
+    })
+    .collect();
+    let mut variant_counts = vec![[0usize; 2]; variants.len()];
     let (mut asked, mut counts) = (0usize, [[0usize; 2]; 4]);
     let mut rank_times = Vec::new();
     for line in log.lines() {
@@ -260,6 +239,18 @@ fn main() {
             .into_iter()
             .map(|h| h.id)
             .collect();
+        for (k, (_, params)) in variants.iter().enumerate() {
+            let ids: Vec<String> = searcher
+                .hybrid_with(&reader, &query, &vectors, *params)
+                .unwrap()
+                .hits
+                .into_iter()
+                .map(|h| h.id)
+                .collect();
+            let rank = ids.iter().position(|id| modified.contains(id.as_str()));
+            variant_counts[k][0] += usize::from(rank.is_some_and(|r| r < 5));
+            variant_counts[k][1] += usize::from(rank.is_some_and(|r| r < 10));
+        }
         let text = searcher.text_ranking(subject, 10).unwrap();
         let vector: Vec<String> = vectors.into_iter().take(10).map(|v| v.0).collect();
         for (k, ids) in [&text, &vector, &hybrid, &names_only]
@@ -292,9 +283,76 @@ fn main() {
             pct(counts[k][1])
         );
     }
+    println!("hybrid variants (names/text/vector weights; expansion of the top N at a share):");
+    for (k, (label, _)) in variants.iter().enumerate() {
+        println!(
+            "  {label:<34} Acc@5 {:>5.1}%  Acc@10 {:>5.1}%",
+            pct(variant_counts[k][0]),
+            pct(variant_counts[k][1])
+        );
+    }
     println!(
         "hybrid ranking in process (embed the query, scan, fuse, expand): p50 {:.1} ms, p95 {:.1} ms",
         percentile_ms(&mut rank_times, 0.5),
         percentile_ms(&mut rank_times, 0.95)
+    );
+}
+
+/// Steps 1-3: embedding throughput, the cached re-run, latency.
+fn embed_figures(dir: &Path, model: &Path) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+
+    // 1. Embedding.
+    run(dir, bin(), &["index", "--all", "-q"], &[]);
+    git(
+        dir,
+        &["config", "diffidx.embed.model", model.to_str().unwrap()],
+    );
+    let first = run_sampling(dir, &["index"]);
+    let (chunks, embedded, secs, _) = semantic_figures(&first.stderr);
+    println!(
+        "embedding: {chunks} chunks, {embedded} embedded in {secs:.1} s ({:.0} chunks/s on {threads} cores); \
+         the run {:.1} s, peak RSS {:.0} MiB",
+        embedded as f64 / secs.max(1e-9),
+        first.took.as_secs_f64(),
+        first.peak_mib
+    );
+    let size = std::fs::metadata(dir.join(".git/diffidx/semantic/vectors")).map_or(0, |m| m.len())
+        + std::fs::metadata(dir.join(".git/diffidx/semantic/index.json")).map_or(0, |m| m.len());
+    println!("semantic index on disk: {:.1} MiB", size as f64 / 1048576.0);
+
+    // 2. The cached re-run: the index lost, remade from the cache.
+    std::fs::remove_file(dir.join(".git/diffidx/semantic/index.json")).unwrap();
+    let again = run_sampling(dir, &["index"]);
+    let (_, embedded_again, _, cached) = if again.stderr.contains("semantic index") {
+        semantic_figures(&again.stderr)
+    } else {
+        (0, 0, 0.0, 0)
+    };
+    println!(
+        "index remade from the cache: {embedded_again} embedded, {cached} from the cache, {:.2} s",
+        again.took.as_secs_f64()
+    );
+    assert_eq!(embedded_again, 0, "unchanged code was embedded again");
+
+    // 3. Latency.
+    let subjects: Vec<String> = git(dir, &["log", "-30", "--format=%s"])
+        .lines()
+        .filter(|s| !s.trim().is_empty())
+        .map(str::to_owned)
+        .collect();
+    let mut times: Vec<Duration> = subjects
+        .iter()
+        .map(|q| {
+            let start = Instant::now();
+            run(dir, bin(), &["search", "--semantic", "--json", q], &[]);
+            start.elapsed()
+        })
+        .collect();
+    println!(
+        "search --semantic as a whole process ({} queries): p50 {:.0} ms, p95 {:.0} ms",
+        times.len(),
+        percentile_ms(&mut times, 0.5),
+        percentile_ms(&mut times, 0.95)
     );
 }

@@ -129,11 +129,27 @@ pub fn candidates(limit: usize) -> usize {
     limit.max(1) * TEXT_OVERFETCH
 }
 
-/// The fused hits whose callers and container join the results.
-const EXPAND_TOP: usize = 5;
+/// How `search --semantic` fuses and expands (the defaults are what the
+/// semantic bench measured best; README, Performance).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HybridParams {
+    /// Reciprocal-rank weights of the name, text and vector rankings.
+    pub weights: [f64; 3],
+    /// The fused hits whose callers and container join the results.
+    pub expand_top: usize,
+    /// The share of a hit's score its callers and container get.
+    pub expand_share: f64,
+}
 
-/// The share of a hit's score its callers and container get.
-const EXPAND_SHARE: f64 = 0.9;
+impl Default for HybridParams {
+    fn default() -> Self {
+        HybridParams {
+            weights: [1.0, 2.0, 1.0],
+            expand_top: 3,
+            expand_share: 0.9,
+        }
+    }
+}
 
 /// One result (the elements of `search --json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -314,6 +330,17 @@ impl Searcher {
         query: &SearchQuery,
         vectors: &[(String, f32)],
     ) -> Result<SearchAnswer, StoreError> {
+        self.hybrid_with(reader, query, vectors, HybridParams::default())
+    }
+
+    /// [`hybrid`](Self::hybrid) with other weights (for the bench).
+    pub fn hybrid_with(
+        &self,
+        reader: &Reader<'_>,
+        query: &SearchQuery,
+        vectors: &[(String, f32)],
+        params: HybridParams,
+    ) -> Result<SearchAnswer, StoreError> {
         let limit = query.limit.max(1);
         let wanted = candidates(limit);
         let entries = self.names.entries();
@@ -352,7 +379,8 @@ impl Searcher {
             .filter_map(|(id, _)| keep(id))
             .take(wanted)
             .collect();
-        let lists = [(&names[..], 1.0), (&text[..], 1.0), (&vector[..], 1.0)];
+        let [wn, wt, wv] = params.weights;
+        let lists = [(&names[..], wn), (&text[..], wt), (&vector[..], wv)];
         let best_possible: f64 = lists
             .iter()
             .map(|(_, w)| w / (diffidx_semantic::fuse::RRF_K + 1.0))
@@ -373,7 +401,7 @@ impl Searcher {
                 (i, score / best_possible, tier)
             })
             .collect();
-        self.expand(reader, query, &mut scored)?;
+        self.expand(reader, query, &mut scored, params)?;
         scored.sort_by(|a, b| {
             let (x, y) = (&entries[a.0], &entries[b.0]);
             b.1.total_cmp(&a.1)
@@ -393,10 +421,18 @@ impl Searcher {
         reader: &Reader<'_>,
         query: &SearchQuery,
         scored: &mut Vec<(usize, f64, Tier)>,
+        params: HybridParams,
     ) -> Result<(), StoreError> {
+        if params.expand_top == 0 {
+            return Ok(());
+        }
         let entries = self.names.entries();
         let position = self.positions();
-        let top: Vec<(usize, f64)> = scored.iter().take(EXPAND_TOP).map(|h| (h.0, h.1)).collect();
+        let top: Vec<(usize, f64)> = scored
+            .iter()
+            .take(params.expand_top)
+            .map(|h| (h.0, h.1))
+            .collect();
         let ids: Vec<String> = top.iter().map(|(i, _)| entries[*i].id.clone()).collect();
         let levels: Vec<String> = diffidx_core::codegraph::Resolution::ALL
             .iter()
@@ -440,7 +476,7 @@ impl Searcher {
             if hits.contains(&other) || !query.keeps(&entries[other]) {
                 continue;
             }
-            let score = EXPAND_SHARE * share[&hit];
+            let score = params.expand_share * share[&hit];
             let entry = joined.entry(other).or_insert(0.0);
             *entry = entry.max(score);
         }
