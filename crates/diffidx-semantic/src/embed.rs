@@ -23,6 +23,18 @@ use candle_transformers::models::bert::{BertModel, Config as BertConfig};
 use serde::{Deserialize, Serialize};
 use tokenizers::{Tokenizer, TruncationParams};
 
+/// Where `scripts/model` installs all-MiniLM-L6-v2, the model of the tests,
+/// benches and README: `$DIFFIDX_TEST_MODEL` when set, else
+/// `~/.cache/diffidx-models/all-MiniLM-L6-v2`.
+pub fn installed_model_dir() -> PathBuf {
+    std::env::var_os("DIFFIDX_TEST_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()))
+                .join(".cache/diffidx-models/all-MiniLM-L6-v2")
+        })
+}
+
 /// How many texts of one length go through the model at once.
 const BATCH: usize = 32;
 

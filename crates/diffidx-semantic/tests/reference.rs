@@ -22,12 +22,7 @@ struct Case {
 
 /// The model `scripts/model` installs (scripts/test runs it first).
 fn model_dir() -> PathBuf {
-    let dir = std::env::var_os("DIFFIDX_TEST_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()))
-                .join(".cache/diffidx-models/all-MiniLM-L6-v2")
-        });
+    let dir = diffidx_semantic::embed::installed_model_dir();
     assert!(
         dir.join("model.safetensors").is_file(),
         "no embedding model in {}; run scripts/model",
