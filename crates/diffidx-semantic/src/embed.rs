@@ -143,15 +143,19 @@ struct ModuleEntry {
     kind: String,
 }
 
-/// What a model directory holds, read but not yet built.
-struct ModelFiles {
+/// What a model directory holds, read and pinned but not yet built: the
+/// pin is known after one read of the weights, and building the model
+/// (only when something needs embedding) reads nothing again.
+pub struct ModelFiles {
+    dir: PathBuf,
     pin: ModelPin,
     config: BertConfig,
     weights: Vec<u8>,
 }
 
 impl ModelFiles {
-    fn read(dir: &Path) -> Result<ModelFiles, EmbedError> {
+    /// Reads the model directory `dir`; its name is the directory's name.
+    pub fn read(dir: &Path) -> Result<ModelFiles, EmbedError> {
         let bad = |reason: String| EmbedError::Model {
             dir: dir.to_owned(),
             reason,
@@ -212,6 +216,7 @@ impl ModelFiles {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".to_owned());
         Ok(ModelFiles {
+            dir: dir.to_owned(),
             pin: ModelPin {
                 name,
                 weights_blake3,
@@ -224,27 +229,24 @@ impl ModelFiles {
             weights,
         })
     }
-}
 
-impl ModelPin {
-    /// The pin of the model in `dir`, without building the model.
-    pub fn of_dir(dir: &Path) -> Result<ModelPin, EmbedError> {
-        Ok(ModelFiles::read(dir)?.pin)
+    pub fn pin(&self) -> &ModelPin {
+        &self.pin
     }
-}
 
-impl LocalModel {
-    /// Loads the model in `dir`; its name is the directory's name.
-    pub fn load(dir: &Path) -> Result<LocalModel, EmbedError> {
+    /// Builds the model.
+    pub fn build(self) -> Result<LocalModel, EmbedError> {
+        let ModelFiles {
+            dir,
+            pin,
+            config,
+            weights,
+        } = self;
+        let dir = dir.as_path();
         let bad = |reason: String| EmbedError::Model {
             dir: dir.to_owned(),
             reason,
         };
-        let ModelFiles {
-            pin,
-            config,
-            weights,
-        } = ModelFiles::read(dir)?;
         let weights_path = dir.join("model.safetensors");
         let device = Device::Cpu;
         let vb =
@@ -271,6 +273,13 @@ impl LocalModel {
             model,
             device,
         })
+    }
+}
+
+impl LocalModel {
+    /// Loads the model in `dir`; its name is the directory's name.
+    pub fn load(dir: &Path) -> Result<LocalModel, EmbedError> {
+        ModelFiles::read(dir)?.build()
     }
 
     /// The vectors of texts that all have `len` tokens.

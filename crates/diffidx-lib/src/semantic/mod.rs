@@ -25,8 +25,9 @@ use diffidx_core::symbol::symbol_id;
 use diffidx_core::{Language, ObjectId, SymbolDiffer};
 use diffidx_semantic::cache::{cache_key, CacheKey};
 use diffidx_semantic::chunk::ChunkSymbol;
+use diffidx_semantic::embed::ModelFiles;
 use diffidx_semantic::llm::{Provider, ServiceConfig, ServiceEmbedder};
-use diffidx_semantic::{chunk_file, ChunkBudget, Embedder, LocalModel, ModelPin, VectorCache};
+use diffidx_semantic::{chunk_file, ChunkBudget, Embedder, ModelPin, VectorCache};
 use serde::{Deserialize, Serialize};
 
 use crate::state::StateDir;
@@ -215,18 +216,19 @@ impl EmbedSource {
         }
     }
 
-    fn pin(&self) -> Result<ModelPin, SemanticError> {
+    /// Reads the model's files, or probes the service, once: the pin comes
+    /// from that, and so does the embedder if one is needed.
+    fn open(&self) -> Result<OpenedSource, SemanticError> {
         Ok(match self {
-            EmbedSource::Local(dir) => ModelPin::of_dir(dir)?,
-            EmbedSource::Service(config) => ServiceEmbedder::new(config.clone())?.pin().clone(),
+            EmbedSource::Local(dir) => OpenedSource::Local(ModelFiles::read(dir)?),
+            EmbedSource::Service(config) => {
+                OpenedSource::Service(ServiceEmbedder::new(config.clone())?)
+            }
         })
     }
 
     fn embedder(&self) -> Result<Box<dyn Embedder>, SemanticError> {
-        Ok(match self {
-            EmbedSource::Local(dir) => Box::new(LocalModel::load(dir)?),
-            EmbedSource::Service(config) => Box::new(ServiceEmbedder::new(config.clone())?),
-        })
+        self.open()?.embedder()
     }
 
     fn weights(&self) -> Option<WeightsFile> {
@@ -234,6 +236,28 @@ impl EmbedSource {
             EmbedSource::Local(dir) => WeightsFile::of(dir),
             EmbedSource::Service(_) => None,
         }
+    }
+}
+
+/// A source whose pin is known; a local model not yet built.
+enum OpenedSource {
+    Local(ModelFiles),
+    Service(ServiceEmbedder),
+}
+
+impl OpenedSource {
+    fn pin(&self) -> &ModelPin {
+        match self {
+            OpenedSource::Local(files) => files.pin(),
+            OpenedSource::Service(service) => service.pin(),
+        }
+    }
+
+    fn embedder(self) -> Result<Box<dyn Embedder>, SemanticError> {
+        Ok(match self {
+            OpenedSource::Local(files) => Box::new(files.build()?),
+            OpenedSource::Service(service) => Box::new(service),
+        })
     }
 }
 
@@ -318,7 +342,8 @@ pub fn update(
     {
         return Ok(None);
     }
-    let pin = source.pin()?;
+    let opened = source.open()?;
+    let pin = opened.pin().clone();
     let old = old.filter(|i| i.model == pin);
     let mut report = SemanticReport {
         full: old.is_none(),
@@ -387,7 +412,7 @@ pub fn update(
     // The model is built only when something needs embedding.
     let mut model = match missing.is_empty() {
         true => None,
-        false => Some(source.embedder()?),
+        false => Some(opened.embedder()?),
     };
     for batch in missing.chunks(EMBED_BATCH) {
         let Some(model) = model.as_mut() else { break };
