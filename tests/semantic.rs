@@ -7,6 +7,7 @@ mod common;
 
 use std::path::PathBuf;
 
+use common::loopback::Loopback;
 use common::{succeeded, TestRepo};
 use serde_json::Value;
 
@@ -246,42 +247,6 @@ fn a_broken_model_directory_warns_and_loses_no_record() {
     repo.write("src/extra.rs", "pub fn noop() {}\n");
     repo.commit("extra");
     succeeded(&repo.diffidx(&["index"]));
-}
-
-/// The loopback Ollama/OpenAI server of the adapter tests, stopped when
-/// dropped.
-struct Loopback {
-    child: std::process::Child,
-    port: u16,
-}
-
-impl Loopback {
-    fn start() -> Loopback {
-        use std::io::BufRead;
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("crates/diffidx-semantic/tests/fixtures/llm_server.py");
-        let mut child = std::process::Command::new("python3")
-            .arg(script)
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .strip_prefix("port ")
-            .and_then(|p| p.trim().parse().ok())
-            .unwrap_or_else(|| panic!("the server said {line:?}"));
-        Loopback { child, port }
-    }
-}
-
-impl Drop for Loopback {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]

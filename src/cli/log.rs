@@ -152,12 +152,13 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
         );
     }
     let entries = history.entries;
-    let entries = diffidx_lib::api::filter_history(
+    let mut entries = diffidx_lib::api::filter_history(
         entries,
         args.since.as_deref(),
         args.until.as_deref(),
         args.author.as_deref(),
     )?;
+    diffidx_lib::api::attach_summaries(&repo, &mut entries);
     if args.json {
         let json = serde_json::to_string(&entries).context("cannot serialize the history")?;
         return print(&format!("{json}\n"));
@@ -175,6 +176,11 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     for entry in &entries {
         out.push_str(&fit(&render(entry, ctx), width));
         out.push('\n');
+        if let Some(summary) = &entry.summary {
+            let line = format!("    {} ({})", summary.text, summary.model);
+            out.push_str(&ctx.style().dim(&fit(&terminal_safe(&line), width)));
+            out.push('\n');
+        }
         if args.patch {
             match diffidx_lib::query::symbol_patch(&repo, entry) {
                 Ok(diff) => out.extend(

@@ -381,6 +381,7 @@ pub fn index_summary(report: &IndexReport) -> String {
         ));
     }
     out.push_str(&semantic_summary(report));
+    out.push_str(&change_summaries_line(report));
     out.push_str(&compaction_summary(report));
     out
 }
@@ -406,6 +407,35 @@ pub fn semantic_summary(report: &IndexReport) -> String {
     }
 }
 
+/// One line on change summaries, when the chat model is on.
+pub fn change_summaries_line(report: &IndexReport) -> String {
+    match &report.change_summaries {
+        Some(Ok(d)) => {
+            let mut line = format!(
+                "change summaries: {} commits ({} symbols) by {}; {} asked, {} from the cache",
+                d.commits, d.symbols, d.model, d.asked, d.cached
+            );
+            if d.left > 0 {
+                line.push_str(&format!(
+                    "; {} commits left for the next run{}",
+                    d.left,
+                    match &d.failed {
+                        Some(_) => "",
+                        None => " (diffidx.llm.budget)",
+                    }
+                ));
+            }
+            line.push('\n');
+            if let Some(reason) = &d.failed {
+                line.push_str(&format!("warning: change summaries stopped: {reason}\n"));
+            }
+            line
+        }
+        Some(Err(reason)) => format!("warning: no change summaries were written: {reason}\n"),
+        None => String::new(),
+    }
+}
+
 /// `index --timings`: each stage's time and share of the run, and the rate.
 pub fn timings_table(report: &IndexReport) -> String {
     let times = &report.times;
@@ -424,7 +454,7 @@ pub fn timings_table(report: &IndexReport) -> String {
     let mut counted = 0.0;
     for (stage, time) in times.writer_stages() {
         // The semantic layer is opt-in: off, the table is as it was.
-        if stage == "semantic" && time.is_zero() {
+        if matches!(stage, "semantic" | "llm") && time.is_zero() {
             continue;
         }
         counted += time.as_secs_f64();

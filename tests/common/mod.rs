@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod github;
+pub mod loopback;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -14,15 +14,22 @@
 //! - [`fuse`] merges rankings (names, BM25, vectors) by reciprocal rank.
 //! - [`llm`] talks to model services (Ollama, OpenAI-compatible) for chat
 //!   and embeddings, behind one trait each.
+//! - [`prompts`] holds what the chat uses ask (change summaries, HyDE,
+//!   rerank, file and directory summaries) and how answers are read;
+//!   [`answers`] keeps every answer under the key of its question, so a
+//!   model is never asked the same thing twice.
 //!
 //! Nothing in this crate runs unless the semantic layer is configured.
 
+pub mod answers;
 pub mod cache;
 pub mod chunk;
 pub mod embed;
 pub mod fuse;
 pub mod llm;
+pub mod prompts;
 
+pub use answers::{Answer, AnswerCache};
 pub use cache::{CacheError, VectorCache};
 pub use chunk::{chunk_file, Chunk, ChunkBudget};
 pub use embed::{EmbedError, Embedder, LocalModel, ModelPin};

@@ -383,12 +383,35 @@ pub fn log(
             params.symbol
         )));
     }
-    filter_history(
+    let mut entries = filter_history(
         history.entries,
         params.since.as_deref(),
         params.until.as_deref(),
         params.author.as_deref(),
-    )
+    )?;
+    attach_summaries(repo, &mut entries);
+    Ok(entries)
+}
+
+/// Gives each entry the change summary its commit's summary note holds for
+/// it, if any (`crate::semantic::deltas`).
+pub fn attach_summaries(repo: &Repo, entries: &mut [HistoryEntry]) {
+    let ids: Vec<String> = entries
+        .iter()
+        .map(|e| diffidx_core::symbol::symbol_id(&e.path, e.kind, &e.qualname, &e.sig))
+        .collect();
+    let wanted: Vec<(&str, &str)> = entries
+        .iter()
+        .zip(&ids)
+        .map(|(e, id)| (e.commit.as_str(), id.as_str()))
+        .collect();
+    let mut found = crate::semantic::deltas::summaries_of(repo, &wanted);
+    if found.is_empty() {
+        return;
+    }
+    for (entry, id) in entries.iter_mut().zip(&ids) {
+        entry.summary = found.remove(&(entry.commit.clone(), id.clone()));
+    }
 }
 
 /// `show`: the note of a commit (computed when it is not indexed), or the

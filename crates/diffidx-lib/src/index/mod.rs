@@ -107,6 +107,10 @@ pub struct IndexReport {
     /// `diffidx.embed.model` set), or why it could not: the records and
     /// the other indexes are written all the same.
     pub semantic: Option<std::result::Result<crate::semantic::SemanticReport, String>>,
+    /// Change summaries written by the chat model (with
+    /// `diffidx.llm.model` set), or why none could be: a warning, like
+    /// `semantic`.
+    pub change_summaries: Option<std::result::Result<crate::semantic::deltas::DeltaReport, String>>,
     /// Where the time went, per stage.
     pub times: IndexTimes,
     /// Blobs parsed diffing the computed commits, and cache hits.
@@ -140,6 +144,9 @@ pub struct IndexTimes {
     pub search: Duration,
     /// Chunking and embedding for the semantic index.
     pub semantic: Duration,
+    /// Asking the chat model (change summaries, file and directory
+    /// summaries).
+    pub llm: Duration,
     /// Packing notes and compacting the store after a large run.
     pub compact: Duration,
     /// The writer, idle until the next commit was diffed (diffing is the
@@ -165,7 +172,7 @@ impl IndexTimes {
     }
 
     /// The writer's stages (the run's own thread), in the order they run.
-    pub fn writer_stages(&self) -> [(&'static str, Duration); 9] {
+    pub fn writer_stages(&self) -> [(&'static str, Duration); 10] {
         [
             ("sync", self.sync),
             ("walk", self.walk),
@@ -175,6 +182,7 @@ impl IndexTimes {
             ("graph", self.graph),
             ("search", self.search),
             ("semantic", self.semantic),
+            ("llm", self.llm),
             ("compact", self.compact),
         ]
     }
@@ -429,6 +437,24 @@ fn update_views(
             .map_err(|e| e.to_string())
             .transpose();
         report.times.semantic += embedding.elapsed();
+    }
+    if let Some(chat) = crate::semantic::chat::configured_chat(repo) {
+        let asking = Instant::now();
+        report.change_summaries = chat
+            .and_then(|chat| {
+                if !chat.deltas {
+                    return Ok(None);
+                }
+                let service = crate::semantic::chat::open_service(&chat);
+                let name = crate::semantic::chat::model_name(&chat.service);
+                let mut asker = crate::semantic::chat::Asker::open(&state, &service, name)?;
+                let reader = store.reader()?;
+                crate::semantic::deltas::update(repo, &reader, differ, &mut asker, chat.budget)
+                    .map(Some)
+            })
+            .map_err(|e| e.to_string())
+            .transpose();
+        report.times.llm += asking.elapsed();
     }
     Ok(())
 }

@@ -33,6 +33,9 @@ use serde::{Deserialize, Serialize};
 use crate::state::StateDir;
 use crate::store::{Store, StoreError};
 
+pub mod chat;
+pub mod deltas;
+
 /// Changes when what the index holds changes meaning (chunking rules
 /// included): an older index is remade.
 pub const SEMANTIC_VERSION: u32 = 1;
@@ -50,6 +53,10 @@ pub enum SemanticError {
     Embed(#[from] diffidx_semantic::EmbedError),
     #[error(transparent)]
     Cache(#[from] diffidx_semantic::CacheError),
+    #[error(transparent)]
+    Answers(#[from] diffidx_semantic::answers::AnswerCacheError),
+    #[error("the chat model: {0}")]
+    Llm(diffidx_semantic::llm::LlmError),
     #[error("the semantic index {path}: {reason}")]
     Index { path: PathBuf, reason: String },
     #[error(
@@ -288,37 +295,49 @@ pub fn configured_source(
             },
         )));
     }
-    let Some(provider) = Provider::parse(&provider) else {
-        return Some(Err(SemanticError::Setting(format!(
-            "diffidx.embed.provider is {provider:?}; it takes local, ollama or openai"
-        ))));
+    Some(service_config(repo, "diffidx.embed", &provider, value).map(EmbedSource::Service))
+}
+
+/// A model service from the git config keys under `section`:
+/// `.host` (the provider's default when unset), `.timeout` (seconds),
+/// `.retries` and `.apiKeyEnv` (the environment variable holding the API
+/// key; default `OPENAI_API_KEY` or `OLLAMA_API_KEY`).
+pub(crate) fn service_config(
+    repo: &diffidx_core::git::Repo,
+    section: &str,
+    provider: &str,
+    model: &str,
+) -> Result<ServiceConfig, SemanticError> {
+    let Some(provider) = Provider::parse(provider) else {
+        return Err(SemanticError::Setting(format!(
+            "{section}.provider is {provider:?}; it takes {}",
+            match section {
+                "diffidx.embed" => "local, ollama or openai",
+                _ => "ollama or openai",
+            }
+        )));
     };
+    let key = |name: &str| format!("{section}.{name}");
     let host = repo
-        .config_string("diffidx.embed.host")
+        .config_string(&key("host"))
         .unwrap_or_else(|| match provider {
             Provider::Ollama => "http://localhost:11434".into(),
             Provider::OpenAi => "https://api.openai.com/v1".into(),
         });
-    let mut config = ServiceConfig::new(provider, &host, value);
-    if let Some(secs) = repo
-        .config_integer("diffidx.embed.timeout")
-        .filter(|&s| s > 0)
-    {
+    let mut config = ServiceConfig::new(provider, &host, model);
+    if let Some(secs) = repo.config_integer(&key("timeout")).filter(|&s| s > 0) {
         config.timeout = Duration::from_secs(secs as u64);
     }
-    if let Some(n) = repo
-        .config_integer("diffidx.embed.retries")
-        .filter(|&n| n >= 0)
-    {
+    if let Some(n) = repo.config_integer(&key("retries")).filter(|&n| n >= 0) {
         config.retries = n as u32;
     }
     let key_var = repo
-        .config_string("diffidx.embed.apiKeyEnv")
+        .config_string(&key("apiKeyEnv"))
         .unwrap_or_else(|| match provider {
             Provider::OpenAi => "OPENAI_API_KEY".into(),
             Provider::Ollama => "OLLAMA_API_KEY".into(),
         });
-    Some(Ok(EmbedSource::Service(config.api_key_from_env(&key_var))))
+    Ok(config.api_key_from_env(&key_var))
 }
 
 /// Brings the semantic index to the files at the store's graph commit.

@@ -30,6 +30,10 @@ pub struct HistoryEntry {
     /// Lineage: on an ADDED entry, the deleted symbol it continues.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Lineage>,
+    /// The chat model's one line on this change, from the change summary
+    /// notes (`crate::semantic::deltas`), when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<crate::semantic::deltas::ChangeSummary>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -299,6 +303,7 @@ impl<'s> Reader<'s> {
                     start_line: as_u32(&r[10]),
                     end_line: as_u32(&r[11]),
                     from,
+                    summary: None,
                 })
             })
             .collect())

@@ -98,6 +98,26 @@ impl Reader<'_> {
             .collect())
     }
 
+    /// The commits that modified a symbol's text (`MODIFIED`, or a move
+    /// that edited it), newest first, with their first parent: what change
+    /// summaries are asked for.
+    pub fn commits_modifying(&self) -> Result<Vec<(String, Option<String>)>> {
+        let rows = self.run(
+            "MATCH (:Symbol)-[e:CHANGED_IN]->(c:Commit) \
+             WHERE e.status = 'MODIFIED' OR (e.status = 'MOVED' AND e.modified) \
+             RETURN DISTINCT c.sha, c.parent, c.time, c.seq ORDER BY c.time DESC, c.seq DESC",
+            "read the commits that modified symbols",
+            vec![],
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let sha = as_string(&r[0])?;
+                Some((sha, as_string(&r[1]).filter(|p| !p.is_empty())))
+            })
+            .collect())
+    }
+
     /// The direct callers of each of these symbols that the code graph
     /// holds (symbols absent from the graph's tree have no entry).
     pub fn callers_of(&self, ids: &[String], nearest: usize) -> Result<HashMap<String, Callers>> {
