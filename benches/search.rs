@@ -269,6 +269,8 @@ fn main() {
             limit: 10,
             text: false,
             semantic: false,
+            hyde: false,
+            rerank: 0,
         };
         let hits: Vec<String> = searcher
             .search(&reader, &query)

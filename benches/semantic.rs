@@ -207,6 +207,8 @@ fn main() {
             limit: 10,
             text: true,
             semantic: true,
+            hyde: false,
+            rerank: 0,
         };
         let start = Instant::now();
         let vectors = semantic

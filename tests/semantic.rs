@@ -285,3 +285,136 @@ fn an_embedding_service_feeds_the_index_and_its_outage_loses_no_record() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot reach"), "{stderr}");
 }
+
+/// `shop` with the semantic layer on, indexed, and a chat model at `server`.
+fn shop_with_chat(server: &Loopback) -> TestRepo {
+    let repo = shop();
+    repo.git(&[
+        "config",
+        "diffidx.embed.model",
+        model_dir().to_str().unwrap(),
+    ]);
+    repo.git(&["config", "diffidx.llm.model", "tiny"]);
+    repo.git(&["config", "diffidx.llm.host", &server.url()]);
+    repo.git(&["config", "diffidx.llm.retries", "0"]);
+    succeeded(&repo.diffidx(&["index"]));
+    repo
+}
+
+#[test]
+fn hyde_ranks_by_the_code_the_chat_model_writes_for_the_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Loopback::with_answers(
+        dir.path(),
+        &serde_json::json!([
+            {"contains": "pictures for the shop window",
+             "answer": "```csharp\npublic void ResizeThumbnail(Image image, int width)\n{\n    image.Scale(width, width * image.Height / image.Width);\n}\n```"},
+        ]),
+    );
+    let repo = shop_with_chat(&server);
+    let query = "pictures for the shop window";
+    let plain = names(&semantic(&repo, query)).join(" ");
+    assert!(
+        !plain.starts_with("Shop.Catalog.ProductSearch.ResizeThumbnail"),
+        "{plain}"
+    );
+    let out = repo.diffidx(&["search", "--semantic", "--hyde", "--json", query]);
+    let stderr = succeeded(&out);
+    assert!(
+        stderr.contains("note: the query was expanded by ollama:tiny (HyDE)"),
+        "{stderr}"
+    );
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hits = hits.as_array().unwrap();
+    assert_eq!(
+        hits[0]["qualname"], "Shop.Catalog.ProductSearch.ResizeThumbnail",
+        "with HyDE: {hits:?}\nwithout: {plain}"
+    );
+    // The model was asked for code in the repository's languages, once:
+    // the same search again is answered from the cache.
+    let asked = server.asked();
+    assert_eq!(asked, vec![query.to_owned()]);
+    succeeded(&repo.diffidx(&["search", "--semantic", "--hyde", query]));
+    assert_eq!(server.asked().len(), 1);
+}
+
+#[test]
+fn rerank_reorders_the_best_hits_and_a_chat_outage_only_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Loopback::with_answers(
+        dir.path(),
+        &serde_json::json!([
+            {"contains": "Candidates:", "rank_first": "ProductSearch.ByTitle("},
+        ]),
+    );
+    let repo = shop_with_chat(&server);
+    let query = "retry failed payments";
+    let plain = semantic(&repo, query);
+    assert_ne!(plain[0]["qualname"], "Shop.Catalog.ProductSearch.ByTitle");
+    let out = repo.diffidx(&[
+        "search",
+        "--semantic",
+        "--rerank",
+        "10",
+        "--limit",
+        "3",
+        "--json",
+        query,
+    ]);
+    let stderr = succeeded(&out);
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hits = hits.as_array().unwrap();
+    assert_eq!(hits.len(), 3);
+    assert_eq!(hits[0]["qualname"], "Shop.Catalog.ProductSearch.ByTitle");
+    assert_eq!(hits[0]["reranked_by"], "ollama:tiny");
+    // The answer "N, 1": the old first is now second.
+    assert_eq!(hits[1]["qualname"], plain[0]["qualname"]);
+    let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert!(stderr.contains("reranked by ollama:tiny"), "{stderr}");
+    let asked = server.asked();
+    assert_eq!(asked.len(), 1);
+    assert!(asked[0].contains("Question: retry failed payments"));
+    assert!(
+        asked[0].contains("queue.Enqueue(order, wait);"),
+        "the code is shown"
+    );
+
+    drop(server);
+    let out = repo.diffidx(&[
+        "search",
+        "--semantic",
+        "--rerank",
+        "5",
+        "--json",
+        "thumbnail",
+    ]);
+    let stderr = succeeded(&out);
+    assert!(
+        stderr.contains("warning: the hits were not reranked: the chat model: cannot reach"),
+        "{stderr}"
+    );
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h.get("reranked_by").is_none()));
+}
+
+#[test]
+fn chat_steps_need_semantic_and_a_chat_model() {
+    let repo = shop();
+    repo.git(&[
+        "config",
+        "diffidx.embed.model",
+        model_dir().to_str().unwrap(),
+    ]);
+    succeeded(&repo.diffidx(&["index"]));
+    let out = repo.diffidx(&["search", "--hyde", "retry"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("add --semantic"));
+    let out = repo.diffidx(&["search", "--semantic", "--rerank", "5", "retry"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("diffidx.llm.model"));
+}

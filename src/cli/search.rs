@@ -1,4 +1,4 @@
-//! `git diffidx search QUERY [--kind K] [--path P] [--lang L] [--deleted | --all] [--text] [--semantic] [--limit N] [--json]`
+//! `git diffidx search QUERY [--kind K] [--path P] [--lang L] [--deleted | --all] [--text] [--semantic [--hyde] [--rerank N]] [--limit N] [--json]`
 
 use clap::Args;
 use diffidx_core::symbol::display_name;
@@ -44,6 +44,17 @@ pub struct SearchArgs {
     #[arg(long)]
     pub semantic: bool,
 
+    /// With --semantic: also rank by the vector of code the chat model
+    /// writes for the query (HyDE; needs git config diffidx.llm.model).
+    #[arg(long)]
+    pub hyde: bool,
+
+    /// With --semantic: the chat model reorders the N best hits (needs git
+    /// config diffidx.llm.model; the code it sees is capped by
+    /// diffidx.llm.rerankChars).
+    #[arg(long, value_name = "N")]
+    pub rerank: Option<usize>,
+
     /// At most this many results.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT)]
     pub limit: usize,
@@ -69,6 +80,19 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<()> {
                 "note: names only, the text tier is unavailable: {why}"
             ))
         );
+    }
+    let steps = &answer.model_steps;
+    if let Some(model) = &steps.expanded_by {
+        eprintln!("note: the query was expanded by {model} (HyDE)");
+    }
+    if let Some(model) = &steps.reranked_by {
+        eprintln!(
+            "note: the best {} hits were reranked by {model}",
+            steps.reranked
+        );
+    }
+    for warning in &steps.warnings {
+        eprintln!("{}", ctx.style().warn(&format!("warning: {warning}")));
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&answer.hits)?);
@@ -116,6 +140,8 @@ fn search_query(args: &SearchArgs) -> Result<SearchQuery, diffidx_lib::api::ApiE
         all: args.all,
         text: args.text,
         semantic: args.semantic,
+        hyde: args.hyde,
+        rerank: args.rerank,
         limit: Some(args.limit),
     }
     .to_query()

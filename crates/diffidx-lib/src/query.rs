@@ -223,15 +223,85 @@ pub fn search(
 /// `search --semantic`, answered in this process: the model is loaded here
 /// (the query server does not hold one).
 fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, QueryError> {
-    use crate::semantic::{configured_source, SemanticError, SemanticSearcher};
+    use crate::semantic::chat::{configured_chat, model_name, open_service, Asker};
+    use crate::semantic::{configured_source, steps, SemanticError, SemanticSearcher};
     let source = configured_source(repo).ok_or(SemanticError::NotConfigured)??;
+    let chat = match query.hyde || query.rerank > 0 {
+        true => Some(configured_chat(repo).ok_or(SemanticError::ChatNotConfigured)??),
+        false => None,
+    };
     let state = answerable(repo)?;
     let store = open::for_reading(repo, Duration::from_secs(10))?;
     let reader = store.reader()?;
     let searcher = crate::search::Searcher::load(&reader, &state)?;
     let mut semantic = SemanticSearcher::load(&state, &source)?;
-    let vectors = semantic.rank(&query.query, crate::search::candidates(query.limit))?;
-    Ok(searcher.hybrid(&reader, query, &vectors)?)
+    // A rerank may lift hits from below the limit: rank as many as it sees.
+    let ranked = SearchQuery {
+        limit: query.limit.max(query.rerank),
+        ..query.clone()
+    };
+    let wanted = crate::search::candidates(ranked.limit);
+    let service = chat.as_ref().map(open_service);
+    let mut asker = match (&chat, &service) {
+        (Some(chat), Some(service)) => {
+            Some(Asker::open(&state, service, model_name(&chat.service))?)
+        }
+        _ => None,
+    };
+    let mut model_steps = crate::search::ModelSteps::default();
+    let mut text_query = query.query.clone();
+    let mut code = None;
+    if let (true, Some(asker)) = (query.hyde, asker.as_mut()) {
+        match steps::hyde(asker, &query.query, &searcher.languages()) {
+            Ok(written) => {
+                text_query = format!("{}\n{written}", query.query);
+                code = Some(written);
+                model_steps.expanded_by = Some(asker.name().to_owned());
+            }
+            Err(e) => model_steps
+                .warnings
+                .push(format!("the query was not expanded (HyDE): {e}")),
+        }
+    }
+    let vectors = match &code {
+        Some(code) => semantic.rank_mean(&[&query.query, code], wanted)?,
+        None => semantic.rank(&query.query, wanted)?,
+    };
+    let mut answer = searcher.hybrid_expanded(
+        &reader,
+        &ranked,
+        &text_query,
+        &vectors,
+        crate::search::HybridParams::default(),
+    )?;
+    if let (Some(chat), Some(asker)) = (&chat, asker.as_mut()) {
+        if query.rerank > 0 {
+            let commit = reader
+                .graph_commit()?
+                .and_then(|c| diffidx_core::ObjectId::from_hex(c.as_bytes()).ok());
+            let shown = query.rerank;
+            match steps::rerank(
+                repo,
+                asker,
+                &query.query,
+                &mut answer,
+                shown,
+                commit,
+                chat.rerank_chars,
+            ) {
+                Ok(n) => {
+                    model_steps.reranked_by = Some(asker.name().to_owned());
+                    model_steps.reranked = n;
+                }
+                Err(e) => model_steps
+                    .warnings
+                    .push(format!("the hits were not reranked: {e}")),
+            }
+        }
+    }
+    answer.hits.truncate(query.limit);
+    answer.model_steps = model_steps;
+    Ok(answer)
 }
 
 /// The changes of these commits, and the callers of the changed symbols

@@ -292,6 +292,17 @@ impl SearchParams {
         if let Some(kind) = &self.kind {
             params::parse_kind(kind)?;
         }
+        let rerank = self.rerank.unwrap_or(0);
+        if (self.hyde || rerank > 0) && !self.semantic {
+            return Err(ApiError::usage(
+                "--hyde and --rerank refine --semantic; add --semantic",
+            ));
+        }
+        if rerank > MAX_RERANK {
+            return Err(ApiError::usage(format!(
+                "--rerank shows the model at most {MAX_RERANK} hits"
+            )));
+        }
         let lang = match &self.lang {
             None => None,
             Some(name) => Some(params::parse_language(name)?.name().to_owned()),
@@ -311,9 +322,14 @@ impl SearchParams {
             limit,
             text: self.text,
             semantic: self.semantic,
+            hyde: self.hyde,
+            rerank,
         })
     }
 }
+
+/// The most hits `--rerank` shows the chat model at once.
+pub const MAX_RERANK: usize = 50;
 
 /// `search`.
 pub fn search(

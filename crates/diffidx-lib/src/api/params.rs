@@ -38,6 +38,14 @@ pub struct SearchParams {
     /// diffidx.embed.model).
     #[serde(default)]
     pub semantic: bool,
+    /// With semantic: also rank by the vector of code the chat model writes
+    /// for the query (HyDE; needs git config diffidx.llm.model).
+    #[serde(default)]
+    pub hyde: bool,
+    /// With semantic: the chat model reorders this many best hits (at most
+    /// 50; needs git config diffidx.llm.model).
+    #[serde(default)]
+    pub rerank: Option<usize>,
     /// At most this many hits (default 20).
     #[serde(default)]
     pub limit: Option<usize>,

@@ -74,6 +74,14 @@ pub struct SearchQuery {
     /// Fuse names, text and vectors (`Searcher::hybrid`).
     #[serde(default)]
     pub semantic: bool,
+    /// With `semantic`: also rank by the vector of code the chat model
+    /// writes for the query (HyDE).
+    #[serde(default)]
+    pub hyde: bool,
+    /// With `semantic`: the chat model reorders this many best hits
+    /// (0: none).
+    #[serde(default)]
+    pub rerank: usize,
 }
 
 impl SearchQuery {
@@ -169,6 +177,9 @@ pub struct SearchHit {
     pub score: f64,
     pub tier: Tier,
     pub id: String,
+    /// The chat model that placed this hit (`--rerank`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reranked_by: Option<String>,
 }
 
 /// What a search answers.
@@ -178,6 +189,35 @@ pub struct SearchAnswer {
     /// The text tier could not be used (why); the hits are by name only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_unavailable: Option<String>,
+    /// What the chat model did to this answer (`--hyde`, `--rerank`).
+    #[serde(default, skip_serializing_if = "ModelSteps::is_empty")]
+    pub model_steps: ModelSteps,
+}
+
+/// What the chat model did to a search's answer, and what it could not do
+/// (the answer is then as without that step).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelSteps {
+    /// The model whose code for the query was embedded too (HyDE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expanded_by: Option<String>,
+    /// The model that reordered the best hits, and how many it was shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reranked_by: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reranked: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl ModelSteps {
+    pub fn is_empty(&self) -> bool {
+        *self == ModelSteps::default()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -341,6 +381,19 @@ impl Searcher {
         vectors: &[(String, f32)],
         params: HybridParams,
     ) -> Result<SearchAnswer, StoreError> {
+        self.hybrid_expanded(reader, query, &query.query, vectors, params)
+    }
+
+    /// [`hybrid_with`](Self::hybrid_with), the text ranking asked
+    /// `text_query` (HyDE: the question and the code written for it).
+    pub fn hybrid_expanded(
+        &self,
+        reader: &Reader<'_>,
+        query: &SearchQuery,
+        text_query: &str,
+        vectors: &[(String, f32)],
+        params: HybridParams,
+    ) -> Result<SearchAnswer, StoreError> {
         let limit = query.limit.max(1);
         let wanted = candidates(limit);
         let entries = self.names.entries();
@@ -361,7 +414,7 @@ impl Searcher {
             .collect();
         let text: Vec<usize> = match &self.text {
             Ok(text) => text
-                .search(&query.query, wanted)
+                .search(text_query, wanted)
                 .map_err(|e| StoreError::Query {
                     what: "search the text index",
                     reason: e.to_string(),
@@ -515,9 +568,22 @@ impl Searcher {
                     score: (score.min(1.0) * 1000.0).round() / 1000.0,
                     tier,
                     id: e.id.clone(),
+                    reranked_by: None,
                 }
             })
             .collect())
+    }
+
+    /// The languages of the live symbols, the most common first (what
+    /// HyDE writes its code in).
+    pub fn languages(&self) -> Vec<String> {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for e in self.names.entries().iter().filter(|e| !e.deleted) {
+            *counts.entry(e.language.as_str()).or_default() += 1;
+        }
+        let mut languages: Vec<(&str, usize)> = counts.into_iter().collect();
+        languages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        languages.into_iter().map(|(l, _)| l.to_owned()).collect()
     }
 }
 

@@ -8,7 +8,9 @@
 //! and what index runs do with it: `.deltas` (change summaries, default on),
 //! `.summaries` (file and directory summaries, default on; they need
 //! `diffidx.embed.model` too) and `.budget` (questions per index run,
-//! default [`DEFAULT_BUDGET`]; what is left waits for the next run).
+//! default [`DEFAULT_BUDGET`]; what is left waits for the next run); for
+//! `search --rerank`, `.rerankChars` (the code shown, all candidates
+//! together).
 
 use diffidx_core::git::Repo;
 use diffidx_semantic::answers::{answer_key, Answer, AnswerCache};
@@ -31,6 +33,8 @@ pub struct ChatSettings {
     pub summaries: bool,
     /// Questions per index run.
     pub budget: usize,
+    /// Characters of code a rerank shows the model.
+    pub rerank_chars: usize,
 }
 
 /// The chat settings git config gives, if the chat model is configured.
@@ -55,11 +59,17 @@ pub fn configured_chat(repo: &Repo) -> Option<Result<ChatSettings, SemanticError
         .config_integer("diffidx.llm.budget")
         .and_then(|n| usize::try_from(n).ok())
         .unwrap_or(DEFAULT_BUDGET);
+    let rerank_chars = repo
+        .config_integer("diffidx.llm.rerankChars")
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(super::steps::DEFAULT_RERANK_CHARS);
     Some(Ok(ChatSettings {
         service,
         deltas: flag("diffidx.llm.deltas"),
         summaries: flag("diffidx.llm.summaries"),
         budget,
+        rerank_chars,
     }))
 }
 

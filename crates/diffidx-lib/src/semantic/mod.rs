@@ -35,6 +35,7 @@ use crate::store::{Store, StoreError};
 
 pub mod chat;
 pub mod deltas;
+pub mod steps;
 
 /// Changes when what the index holds changes meaning (chunking rules
 /// included): an older index is remade.
@@ -57,6 +58,13 @@ pub enum SemanticError {
     Answers(#[from] diffidx_semantic::answers::AnswerCacheError),
     #[error("the chat model: {0}")]
     Llm(diffidx_semantic::llm::LlmError),
+    #[error("the chat model's answer for {what} says nothing usable: {answer:?}")]
+    Answer { what: &'static str, answer: String },
+    #[error(
+        "no chat model is configured; set `git config diffidx.llm.model MODEL` (and \
+         diffidx.llm.host, diffidx.llm.provider) to use one (docs/semantic.md)"
+    )]
+    ChatNotConfigured,
     #[error("the semantic index {path}: {reason}")]
     Index { path: PathBuf, reason: String },
     #[error(
@@ -83,6 +91,7 @@ impl SemanticError {
             SemanticError::ModelMismatch { .. }
                 | SemanticError::Missing
                 | SemanticError::NotConfigured
+                | SemanticError::ChatNotConfigured
                 | SemanticError::Setting(_)
                 | SemanticError::Embed(diffidx_semantic::EmbedError::ModelFile { .. })
                 | SemanticError::Embed(diffidx_semantic::EmbedError::Model { .. })
@@ -551,7 +560,28 @@ impl SemanticSearcher {
     /// Symbols by the best similarity of one of their chunks to `query`,
     /// best first, at most `limit`.
     pub fn rank(&mut self, query: &str, limit: usize) -> Result<Vec<(String, f32)>, SemanticError> {
-        let q = self.model.embed(&[query])?.remove(0);
+        self.rank_mean(&[query], limit)
+    }
+
+    /// [`rank`](Self::rank) by the mean of the vectors of `texts` (HyDE:
+    /// the question and the code written for it, as the method's paper
+    /// does), normalized.
+    pub fn rank_mean(
+        &mut self,
+        texts: &[&str],
+        limit: usize,
+    ) -> Result<Vec<(String, f32)>, SemanticError> {
+        let vectors = self.model.embed(texts)?;
+        let mut q = vec![0f32; self.dim];
+        for v in &vectors {
+            for (acc, x) in q.iter_mut().zip(v) {
+                *acc += x;
+            }
+        }
+        let norm = q.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 && vectors.len() > 1 {
+            q.iter_mut().for_each(|x| *x /= norm);
+        }
         let mut best: HashMap<&str, f32> = HashMap::new();
         for (i, symbol) in self.symbols.iter().enumerate() {
             let v = &self.vectors[i * self.dim..(i + 1) * self.dim];
