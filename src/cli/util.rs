@@ -382,6 +382,7 @@ pub fn index_summary(report: &IndexReport) -> String {
     }
     out.push_str(&semantic_summary(report));
     out.push_str(&change_summaries_line(report));
+    out.push_str(&summary_tree_line(report));
     out.push_str(&compaction_summary(report));
     out
 }
@@ -432,6 +433,28 @@ pub fn change_summaries_line(report: &IndexReport) -> String {
             line
         }
         Some(Err(reason)) => format!("warning: no change summaries were written: {reason}\n"),
+        None => String::new(),
+    }
+}
+
+/// One line on file and directory summaries, when they were updated.
+pub fn summary_tree_line(report: &IndexReport) -> String {
+    match &report.summary_tree {
+        Some(Ok(t)) => {
+            let mut line = format!(
+                "file and directory summaries: {} files, {} directories by {}; {} asked, {} from the cache; {} embedded",
+                t.files, t.directories, t.model, t.asked, t.cached, t.embedded
+            );
+            if t.left > 0 {
+                line.push_str(&format!("; {} left for the next run", t.left));
+            }
+            line.push('\n');
+            if let Some(reason) = &t.failed {
+                line.push_str(&format!("warning: summaries stopped: {reason}\n"));
+            }
+            line
+        }
+        Some(Err(reason)) => format!("warning: no file or directory summaries: {reason}\n"),
         None => String::new(),
     }
 }

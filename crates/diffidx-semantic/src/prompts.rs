@@ -11,7 +11,7 @@
 //!   nearer to code than a question is;
 //! - **rerank**: the best few candidates of a search, reordered by the model
 //!   within a budget of characters;
-//! - **RAPTOR summaries**: a file summarized from its chunks, a directory
+//! - **RAPTOR summaries**: a file summarized from its text, a directory
 //!   from its children's summaries, so a question about a whole module finds
 //!   it.
 //!
@@ -26,7 +26,7 @@ use crate::llm::{ChatRequest, Message};
 pub const DELTA_SIDE_CHARS: usize = 4_000;
 /// The longest change summary kept (characters).
 pub const SUMMARY_LINE_CHARS: usize = 200;
-/// Characters of chunk text a file summary is asked from.
+/// Characters of a file's text its summary is asked from.
 pub const FILE_SUMMARY_CHARS: usize = 8_000;
 /// Characters of children's summaries a directory summary is asked from.
 pub const MODULE_SUMMARY_CHARS: usize = 8_000;
@@ -193,20 +193,14 @@ pub fn parse_ranking(answer: &str, n: usize) -> Vec<usize> {
     order
 }
 
-/// The question of a file's summary, from its chunks' text.
-pub fn file_summary_request(path: &str, chunks: &[&str]) -> ChatRequest {
-    let mut text = String::new();
-    for chunk in chunks {
-        if text.len() + chunk.len() > FILE_SUMMARY_CHARS {
-            text.push_str(&cut(chunk, FILE_SUMMARY_CHARS.saturating_sub(text.len())));
-            break;
-        }
-        text.push_str(chunk);
-        text.push('\n');
-    }
+/// The question of a file's summary, from its text (cut to a budget).
+pub fn file_summary_request(path: &str, text: &str) -> ChatRequest {
     summary_request(
         "source file",
-        format!("File: {path}\n\n```\n{}\n```", text.trim_end()),
+        format!(
+            "File: {path}\n\n```\n{}\n```",
+            cut(text, FILE_SUMMARY_CHARS).trim_end()
+        ),
     )
 }
 

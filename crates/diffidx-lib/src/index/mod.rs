@@ -111,6 +111,8 @@ pub struct IndexReport {
     /// `diffidx.llm.model` set), or why none could be: a warning, like
     /// `semantic`.
     pub change_summaries: Option<std::result::Result<crate::semantic::deltas::DeltaReport, String>>,
+    /// File and directory summaries (with both models set), or why not.
+    pub summary_tree: Option<std::result::Result<crate::semantic::tree::TreeReport, String>>,
     /// Where the time went, per stage.
     pub times: IndexTimes,
     /// Blobs parsed diffing the computed commits, and cache hits.
@@ -440,23 +442,58 @@ fn update_views(
     }
     if let Some(chat) = crate::semantic::chat::configured_chat(repo) {
         let asking = Instant::now();
-        report.change_summaries = chat
-            .and_then(|chat| {
-                if !chat.deltas {
-                    return Ok(None);
-                }
-                let service = crate::semantic::chat::open_service(&chat);
-                let name = crate::semantic::chat::model_name(&chat.service);
-                let mut asker = crate::semantic::chat::Asker::open(&state, &service, name)?;
-                let reader = store.reader()?;
-                crate::semantic::deltas::update(repo, &reader, differ, &mut asker, chat.budget)
-                    .map(Some)
-            })
-            .map_err(|e| e.to_string())
-            .transpose();
+        ask_chat_model(differ, &store, &state, chat, report);
         report.times.llm += asking.elapsed();
     }
     Ok(())
+}
+
+/// The chat model's part of an index run: change summaries, then file and
+/// directory summaries (with embeddings on), sharing one question budget.
+/// Failures are warnings in `report`; nothing else depends on them.
+fn ask_chat_model(
+    differ: &mut SymbolDiffer<'_>,
+    store: &store::Store,
+    state: &StateDir,
+    chat: std::result::Result<crate::semantic::chat::ChatSettings, crate::semantic::SemanticError>,
+    report: &mut IndexReport,
+) {
+    use crate::semantic::chat::{model_name, open_service, Asker};
+    let repo = differ.repo();
+    let chat = match chat {
+        Ok(chat) => chat,
+        Err(e) => {
+            report.change_summaries = Some(Err(e.to_string()));
+            return;
+        }
+    };
+    let service = open_service(&chat);
+    let mut asker = match Asker::open(state, &service, model_name(&chat.service)) {
+        Ok(asker) => asker,
+        Err(e) => {
+            report.change_summaries = Some(Err(e.to_string()));
+            return;
+        }
+    };
+    if chat.deltas {
+        let done = store
+            .reader()
+            .map_err(crate::semantic::SemanticError::from)
+            .and_then(|reader| {
+                crate::semantic::deltas::update(repo, &reader, differ, &mut asker, chat.budget)
+            });
+        report.change_summaries = Some(done.map_err(|e| e.to_string()));
+    }
+    let embedding = match crate::semantic::configured_source(repo) {
+        Some(Ok(source)) if !matches!(report.semantic, Some(Err(_))) => Some(source),
+        _ => None,
+    };
+    if let (true, Some(source)) = (chat.summaries, embedding) {
+        let left = chat.budget.saturating_sub(asker.asked);
+        report.summary_tree = crate::semantic::tree::update(repo, state, &source, &mut asker, left)
+            .map_err(|e| e.to_string())
+            .transpose();
+    }
 }
 
 /// Copies into our notes the notes fetched from remotes

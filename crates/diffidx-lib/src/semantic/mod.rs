@@ -36,6 +36,7 @@ use crate::store::{Store, StoreError};
 pub mod chat;
 pub mod deltas;
 pub mod steps;
+pub mod tree;
 
 /// Changes when what the index holds changes meaning (chunking rules
 /// included): an older index is remade.
@@ -517,11 +518,18 @@ fn unhex(text: &str) -> Option<CacheKey> {
 /// The semantic index loaded for queries, with its model.
 pub struct SemanticSearcher {
     model: Box<dyn Embedder>,
-    /// Per chunk: its symbol and its vector.
+    /// Per chunk: its symbol, its file and its vector.
     symbols: Vec<String>,
+    paths: Vec<String>,
     vectors: Vec<f32>,
     dim: usize,
+    /// File and directory summaries (`tree`), when there are any.
+    summaries: Option<tree::SummaryVectors>,
 }
+
+/// How many symbols a summary in the running brings (its files' best by
+/// their own similarity).
+const SUMMARY_SYMBOLS: usize = 3;
 
 impl SemanticSearcher {
     /// Loads the index and the configured model; they must agree.
@@ -537,23 +545,36 @@ impl SemanticSearcher {
         let cache = VectorCache::open(&state.semantic().join("vectors"))?;
         let dim = index.model.dim;
         let mut symbols = Vec::with_capacity(index.chunks());
+        let mut paths = Vec::with_capacity(index.chunks());
         let mut vectors = Vec::with_capacity(index.chunks() * dim);
-        for chunk in index.files.values().flat_map(|f| &f.chunks) {
-            // A vector lost from the cache (a damaged file) loses its chunk
-            // until the next index run embeds it again.
-            let Some(v) = unhex(&chunk.key).and_then(|k| cache.get(&k)) else {
-                continue;
-            };
-            if v.len() == dim {
-                symbols.push(chunk.symbol.clone());
-                vectors.extend_from_slice(v);
+        for (path, file) in &index.files {
+            for chunk in &file.chunks {
+                // A vector lost from the cache (a damaged file) loses its
+                // chunk until the next index run embeds it again.
+                let Some(v) = unhex(&chunk.key).and_then(|k| cache.get(&k)) else {
+                    continue;
+                };
+                if v.len() == dim {
+                    symbols.push(chunk.symbol.clone());
+                    paths.push(path.clone());
+                    vectors.extend_from_slice(v);
+                }
             }
         }
+        let files: Vec<&str> = index
+            .files
+            .iter()
+            .filter(|(_, f)| !f.chunks.is_empty())
+            .map(|(p, _)| p.as_str())
+            .collect();
+        let summaries = tree::SummaryVectors::load(state, &index.model, &cache, &files);
         Ok(SemanticSearcher {
             model,
             symbols,
+            paths,
             vectors,
             dim,
+            summaries,
         })
     }
 
@@ -582,18 +603,63 @@ impl SemanticSearcher {
         if norm > 0.0 && vectors.len() > 1 {
             q.iter_mut().for_each(|x| *x /= norm);
         }
-        let mut best: HashMap<&str, f32> = HashMap::new();
+        let mut best: HashMap<&str, (f32, &str)> = HashMap::new();
         for (i, symbol) in self.symbols.iter().enumerate() {
             let v = &self.vectors[i * self.dim..(i + 1) * self.dim];
             let score = diffidx_semantic::cosine(&q, v);
-            let entry = best.entry(symbol.as_str()).or_insert(f32::MIN);
-            *entry = entry.max(score);
+            let entry = best
+                .entry(symbol.as_str())
+                .or_insert((f32::MIN, self.paths[i].as_str()));
+            entry.0 = entry.0.max(score);
         }
-        let mut ranked: Vec<(String, f32)> =
-            best.into_iter().map(|(s, v)| (s.to_owned(), v)).collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        ranked.truncate(limit);
-        Ok(ranked)
+        let mut ranked: Vec<(&str, f32, &str)> =
+            best.into_iter().map(|(s, (v, p))| (s, v, p)).collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        let Some(summaries) = &self.summaries else {
+            ranked.truncate(limit);
+            return Ok(ranked
+                .into_iter()
+                .map(|(s, v, _)| (s.to_owned(), v))
+                .collect());
+        };
+        // RAPTOR's collapsed tree: chunks and summaries compete in one
+        // pool by similarity; a summary in the running stands for the best
+        // symbols of the files it covers.
+        let mut pool: Vec<(f32, Option<&str>, Option<usize>)> = ranked
+            .iter()
+            .take(limit)
+            .map(|(s, v, _)| (*v, Some(*s), None))
+            .collect();
+        for i in 0..summaries.nodes.len() {
+            let v = &summaries.vectors[i * self.dim..(i + 1) * self.dim];
+            pool.push((diffidx_semantic::cosine(&q, v), None, Some(i)));
+        }
+        pool.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.2.is_some().cmp(&b.2.is_some())));
+        let mut out: Vec<(String, f32)> = Vec::with_capacity(limit);
+        let mut taken: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for (score, symbol, node) in pool {
+            if out.len() >= limit {
+                break;
+            }
+            let brought: Vec<&str> = match (symbol, node) {
+                (Some(symbol), _) => vec![symbol],
+                (None, Some(i)) => ranked
+                    .iter()
+                    .filter(|(s, _, p)| {
+                        !taken.contains(s) && tree::SummaryVectors::covers(&summaries.nodes[i], p)
+                    })
+                    .take(SUMMARY_SYMBOLS)
+                    .map(|(s, _, _)| *s)
+                    .collect(),
+                (None, None) => Vec::new(),
+            };
+            for symbol in brought {
+                if taken.insert(symbol) && out.len() < limit {
+                    out.push((symbol.to_owned(), score));
+                }
+            }
+        }
+        Ok(out)
     }
 
     pub fn model(&self) -> &ModelPin {
