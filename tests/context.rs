@@ -365,3 +365,60 @@ fn relative_and_rfc3339_times_read_as_users_write_them() {
     let rfc = diffidx_core::git::rfc3339((now - 5 * 3600) as i64, 0);
     assert_eq!(names(&rfc), ["fresh"]);
 }
+
+#[test]
+fn a_query_lifts_the_changes_that_match_it() {
+    let shop = shop();
+    let (_maps, map) = map_file(&format!("[services.shop]\nrepo = {:?}\n", shop.path()));
+    let (since, until) = window();
+    let args = |query: Option<&str>| {
+        let mut args = vec![
+            "--service".to_owned(),
+            "shop".into(),
+            "--since".into(),
+            since.clone(),
+            "--until".into(),
+            until.clone(),
+            "--map".into(),
+            map.clone(),
+            "--json".into(),
+        ];
+        if let Some(q) = query {
+            args.extend(["--query".to_owned(), q.to_owned()]);
+        }
+        args
+    };
+    let run = |query: Option<&str>| {
+        let args = args(query);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        context(&shop, &args, &[])
+    };
+    let plain = records(&run(None));
+    assert!(plain.iter().all(|r| r.get("relevance").is_none()));
+    let out = run(Some("refund"));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let got = records(&out);
+    assert!(
+        stderr.contains("matched to the query by names, text"),
+        "{stderr}"
+    );
+    let relevance = |name: &str| {
+        got.iter()
+            .find(|r| r["qualname"] == name)
+            .map(|r| r["relevance"].as_f64().unwrap())
+            .unwrap()
+    };
+    assert_eq!(relevance("refund"), 1.0);
+    assert_eq!(relevance("old_helper"), 0.0);
+    let score = |records: &[Value], name: &str| {
+        records
+            .iter()
+            .find(|r| r["qualname"] == name)
+            .map(|r| r["score"].as_f64().unwrap())
+            .unwrap()
+    };
+    // The match keeps its score; the rest count half.
+    assert_eq!(score(&got, "refund"), score(&plain, "refund"));
+    assert!(score(&got, "old_helper") < score(&plain, "old_helper") * 0.51);
+    assert_eq!(got[0]["qualname"], "refund", "{got:?}");
+}

@@ -1,4 +1,4 @@
-//! `git diffidx context --service NAME --since T [--until T] [--map FILE] [--limit N] [--no-fetch] [--json]`
+//! `git diffidx context --service NAME --since T [--until T] [--map FILE] [--limit N] [--query TEXT] [--no-fetch] [--json]`
 
 use clap::Args;
 use diffidx_core::symbol::display_name;
@@ -35,6 +35,12 @@ pub struct ContextArgs {
     #[arg(long)]
     pub no_fetch: bool,
 
+    /// What the incident looks like, in words ("totals rounded wrong"):
+    /// changes of symbols that match it by name, words and, with the
+    /// semantic layer on, meaning rank higher.
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+
     /// Print a JSON array of records, best first (docs/context.md).
     #[arg(long)]
     pub json: bool,
@@ -48,6 +54,7 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> anyhow::Result<()> {
         map: args.map.clone(),
         limit: args.limit,
         no_fetch: args.no_fetch,
+        query: args.query.clone(),
     };
     // A repository where the command runs only supplies git config.
     let here = ctx.open_repo().ok();
@@ -71,6 +78,19 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> anyhow::Result<()> {
             service.commits,
             if service.commits == 1 { "" } else { "s" },
         );
+        if !service.matched_by.is_empty() {
+            eprintln!(
+                "  matched to the query by {}",
+                service.matched_by.join(", ")
+            );
+        }
+        for warning in &service.warnings {
+            eprintln!(
+                "{}",
+                ctx.style()
+                    .warn(&format!("warning: {}", terminal_safe(warning)))
+            );
+        }
         if let Some(why) = &service.fetch_failed {
             eprintln!(
                 "{}",

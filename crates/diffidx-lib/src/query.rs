@@ -2,6 +2,7 @@
 //! else from the store directly, after which a server is started for the
 //! next query. Answers are the same either way.
 
+use std::collections::HashMap;
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
@@ -302,6 +303,86 @@ fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, Que
     answer.hits.truncate(query.limit);
     answer.model_steps = model_steps;
     Ok(answer)
+}
+
+/// How well symbols match words (`context --query`).
+#[derive(Debug, Clone, Default)]
+pub struct Relevance {
+    /// Symbol id → fused score in (0, 1], for the symbols asked about that
+    /// match at all.
+    pub scores: HashMap<String, f64>,
+    /// The rankings used: `names`, `text`, and `vectors` with the semantic
+    /// layer on.
+    pub matched_by: Vec<&'static str>,
+    /// A ranking that could not be used, and why.
+    pub warnings: Vec<String>,
+}
+
+/// How many fused candidates `relevance` ranks before it keeps those asked
+/// about: enough that a window's symbols are rarely past it.
+const RELEVANCE_CANDIDATES: usize = 400;
+
+/// How well each of `ids` (live or deleted) matches `text`: the name, BM25
+/// and, with the semantic layer on, vector rankings fused as
+/// `search --semantic` fuses them (without graph expansion). A semantic
+/// layer that cannot be used is a warning, and the others answer.
+pub fn relevance(repo: &Repo, text: &str, ids: &[&str]) -> Result<Relevance, QueryError> {
+    use crate::search::{HybridParams, Scope, SearchQuery};
+    use crate::semantic::{configured_source, SemanticSearcher};
+    let state = answerable(repo)?;
+    let store = open::for_reading(repo, Duration::from_secs(10))?;
+    let reader = store.reader()?;
+    let searcher = crate::search::Searcher::load(&reader, &state)?;
+    let mut found = Relevance {
+        matched_by: vec!["names", "text"],
+        ..Relevance::default()
+    };
+    let query = SearchQuery {
+        query: text.to_owned(),
+        kind: None,
+        path: None,
+        lang: None,
+        scope: Scope::All,
+        limit: RELEVANCE_CANDIDATES,
+        text: true,
+        semantic: true,
+        hyde: false,
+        rerank: 0,
+    };
+    let mut vectors = Vec::new();
+    if let Some(source) = configured_source(repo) {
+        let ranked = source.and_then(|source| {
+            SemanticSearcher::load(&state, &source)?.rank(text, RELEVANCE_CANDIDATES)
+        });
+        match ranked {
+            Ok(ranked) => {
+                vectors = ranked;
+                found.matched_by.push("vectors");
+            }
+            Err(e) => found
+                .warnings
+                .push(format!("matched without the semantic layer: {e}")),
+        }
+    }
+    let params = HybridParams {
+        expand_top: 0,
+        ..HybridParams::default()
+    };
+    let answer = searcher.hybrid_with(&reader, &query, &vectors, params)?;
+    if let Some(why) = answer.text_unavailable {
+        found.matched_by.retain(|r| *r != "text");
+        found
+            .warnings
+            .push(format!("matched without the text index: {why}"));
+    }
+    let wanted: HashSet<&str> = ids.iter().copied().collect();
+    found.scores = answer
+        .hits
+        .into_iter()
+        .filter(|h| wanted.contains(h.id.as_str()))
+        .map(|h| (h.id, h.score))
+        .collect();
+    Ok(found)
 }
 
 /// The changes of these commits, and the callers of the changed symbols

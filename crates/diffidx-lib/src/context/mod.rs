@@ -105,6 +105,11 @@ pub struct ContextQuery {
     /// Do not fetch services whose repository is a URL.
     #[serde(default)]
     pub no_fetch: bool,
+    /// What the incident looks like, in words ("totals are rounded
+    /// wrong"): records of symbols that match it by name, words and, with
+    /// the semantic layer on, meaning rank higher.
+    #[serde(default)]
+    pub query: Option<String>,
 }
 
 /// One ranked change record (DESIGN.md §5).
@@ -131,6 +136,10 @@ pub struct ContextRecord {
     /// e.g. deleted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callers: Option<u32>,
+    /// With `--query`: how well the symbol matches it, 0 to 1 (the best
+    /// match of the window is 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<f64>,
     /// A few of those callers, the surest-resolved first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nearest_callers: Vec<String>,
@@ -146,6 +155,10 @@ pub struct ServiceReport {
     pub indexed: usize,
     /// A fetch that failed: the records are of the local clone.
     pub fetch_failed: Option<String>,
+    /// With `--query`, the rankings it was matched by (`names`, `text`,
+    /// `vectors`), and why one was left out.
+    pub matched_by: Vec<&'static str>,
+    pub warnings: Vec<String>,
 }
 
 /// The records, best first, and what was done to get them.
@@ -306,7 +319,28 @@ fn service_records(
             source: e,
         }
     })?;
-    let records = rank::records(name, &label, service, since, until, window);
+    let relevance = match query.query.as_deref().map(str::trim) {
+        Some(text) if !text.is_empty() => {
+            let ids: Vec<&str> = window.changes.iter().map(|c| c.id.as_str()).collect();
+            let found =
+                crate::query::relevance(&repo, text, &ids).map_err(|e| ContextError::Query {
+                    service: name.to_owned(),
+                    source: e,
+                })?;
+            report.matched_by = found.matched_by;
+            report.warnings = found.warnings;
+            Some(found.scores)
+        }
+        _ => None,
+    };
+    let records = rank::records(
+        name,
+        &label,
+        service,
+        (since, until),
+        window,
+        relevance.as_ref(),
+    );
     Ok((records, report))
 }
 

@@ -8,7 +8,9 @@
 //!   additions (0.4), plain moves (0.25);
 //! - recency: from 0.5 at the window's start to 1.0 at its end;
 //! - centrality: from 0.7 with no callers to 1.0 for the most-called
-//!   symbol of the answer (log scale).
+//!   symbol of the answer (log scale);
+//! - with `--query` only, relevance: from 0.5 for a symbol the query does
+//!   not match to 1.0 for the window's best match.
 
 use std::collections::HashMap;
 
@@ -51,9 +53,9 @@ pub fn records(
     service_name: &str,
     repo: &str,
     service: &Service,
-    since: i64,
-    until: i64,
+    (since, until): (i64, i64),
     window: WindowAnswer,
+    relevance: Option<&HashMap<String, f64>>,
 ) -> Vec<ContextRecord> {
     let changes: Vec<_> = window
         .changes
@@ -87,6 +89,14 @@ pub fn records(
         .max()
         .unwrap_or(0);
     let span = (until - since).max(1) as f64;
+    // Relative to the window's best match, so that the best matching
+    // change always counts whole.
+    let best_match = relevance.map(|r| {
+        changes
+            .iter()
+            .filter_map(|c| r.get(&c.id))
+            .fold(0.0f64, |a, &b| a.max(b))
+    });
     changes
         .iter()
         .map(|c| {
@@ -107,9 +117,15 @@ pub fn records(
                 (Some(k), m) if m > 0 => (1.0 + k.count as f64).ln() / (1.0 + m as f64).ln(),
                 _ => 0.0,
             };
+            let matched = match (relevance, best_match) {
+                (Some(r), Some(best)) if best > 0.0 => Some(r.get(&c.id).map_or(0.0, |s| s / best)),
+                (Some(_), _) => Some(0.0),
+                (None, _) => None,
+            };
             let score = change_weight(&c.status, &c.kind, c.modified, signature_change)
                 * recency
-                * (0.7 + 0.3 * centrality);
+                * (0.7 + 0.3 * centrality)
+                * matched.map_or(1.0, |m| 0.5 + 0.5 * m);
             ContextRecord {
                 service: service_name.to_owned(),
                 repo: repo.to_owned(),
@@ -127,6 +143,7 @@ pub fn records(
                 end_line: c.end_line,
                 score: (score * 10_000.0).round() / 10_000.0,
                 callers: callers.map(|k| k.count),
+                relevance: matched.map(|m| (m * 10_000.0).round() / 10_000.0),
                 nearest_callers: callers.map(|k| k.nearest.clone()).unwrap_or_default(),
             }
         })
@@ -200,7 +217,7 @@ mod tests {
             ],
             callers: Default::default(),
         };
-        let mut got = records("svc", "repo", &service(), 0, 200, window);
+        let mut got = records("svc", "repo", &service(), (0, 200), window, None);
         sort(&mut got);
         let order: Vec<(&str, &str)> = got
             .iter()
@@ -242,7 +259,7 @@ mod tests {
         window
             .callers
             .insert("A.LonelyMODIFIED".into(), Callers::default());
-        let mut got = records("svc", "repo", &service(), 0, 100, window);
+        let mut got = records("svc", "repo", &service(), (0, 100), window, None);
         sort(&mut got);
         assert_eq!(got[0].qualname, "A.Popular");
         assert_eq!(got[0].callers, Some(4));
