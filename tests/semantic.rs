@@ -501,3 +501,60 @@ fn files_and_directories_are_summarized_once_and_again_only_where_children_chang
         "{without:?}"
     );
 }
+
+#[test]
+fn context_with_a_query_matches_changes_by_meaning_too() {
+    let mut repo = shop();
+    repo.git(&[
+        "config",
+        "diffidx.embed.model",
+        model_dir().to_str().unwrap(),
+    ]);
+    repo.write(
+        "src/Billing/PaymentProcessor.cs",
+        PAYMENTS.replace("order.Attempts++;", "order.Attempts += 1;"),
+    );
+    repo.write(
+        "src/Catalog/ProductSearch.cs",
+        CATALOG.replace("width * image.Height", "width * image.Height * 2"),
+    );
+    repo.write(
+        "src/settings.rs",
+        CONFIG.replace("<html>", "<html lang=\"en\">"),
+    );
+    repo.commit("three edits");
+    succeeded(&repo.diffidx(&["index"]));
+    let time: u64 = repo
+        .git(&["log", "-1", "--format=%at"])
+        .trim()
+        .parse()
+        .unwrap();
+    let maps = tempfile::tempdir().unwrap();
+    let map = maps.path().join("services.toml");
+    std::fs::write(&map, format!("[services.shop]\nrepo = {:?}\n", repo.path())).unwrap();
+    let out = repo.diffidx(&[
+        "context",
+        "--service",
+        "shop",
+        "--since",
+        &(time - 1).to_string(),
+        "--until",
+        &(time + 1).to_string(),
+        "--map",
+        map.to_str().unwrap(),
+        "--query",
+        "charge the card again when the bank declines",
+        "--json",
+    ]);
+    let stderr = succeeded(&out);
+    assert!(
+        stderr.contains("matched to the query by names, text, vectors"),
+        "{stderr}"
+    );
+    let records: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        records[0]["qualname"], "Shop.Billing.PaymentProcessor.ScheduleAnotherAttempt",
+        "{records:?}"
+    );
+    assert_eq!(records[0]["relevance"], 1.0);
+}

@@ -832,3 +832,65 @@ fn the_code_graph_is_pushed_with_the_stores_rows_and_replaced_when_it_changes() 
     assert_eq!(ours.len(), 4, "{ours:?}");
     assert_eq!(neo4j_calls(&server, &db, &repo_id), ours);
 }
+
+#[test]
+fn symbol_vectors_are_pushed_with_their_model_when_the_semantic_index_changes() {
+    let server = server();
+    let db = fresh_database(&server, "v");
+    let mut repo = repo_with(3, "Vec");
+    repo.git(&["config", "diffidx.repo", "example/vectors"]);
+    let model = diffidx_semantic::embed::installed_model_dir();
+    repo.git(&["config", "diffidx.embed.model", model.to_str().unwrap()]);
+    let out = with_neo4j(&repo, &server, &db, &server.password, &["index"]);
+    let stderr = common::succeeded(&out);
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("symbol vectors"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let symbols = embedded_symbols(&repo);
+    assert!(
+        line.contains(&format!("{} symbol vectors", symbols.len())),
+        "{line}"
+    );
+    let with = "MATCH (s:Symbol) WHERE s.embedding IS NOT NULL RETURN count(s) AS n";
+    assert_eq!(count(&server, &db, with), symbols.len() as i64);
+    let rows = fetch(
+        &server,
+        &db,
+        "MATCH (s:Symbol) WHERE s.embedding IS NOT NULL RETURN s.embedding AS e, s.embedding_model AS m LIMIT 1",
+        &[],
+    );
+    let embedding: Vec<f64> = rows[0].get("e").unwrap();
+    assert_eq!(embedding.len(), 384);
+    let norm: f64 = embedding.iter().map(|x| x * x).sum::<f64>().sqrt();
+    assert!((norm - 1.0).abs() < 1e-3, "{norm}");
+    let model: String = rows[0].get("m").unwrap();
+    assert!(model.starts_with("all-MiniLM-L6-v2@"), "{model}");
+
+    // Nothing new: nothing pushed. A new commit: the vectors again.
+    let again = with_neo4j(&repo, &server, &db, &server.password, &["push"]);
+    assert!(!common::succeeded(&again).contains("symbol vectors"));
+    repo.write(
+        "src/Extra.cs",
+        "namespace Vec { class Extra { void Fresh() { } } }\n",
+    );
+    repo.commit("extra");
+    let out = with_neo4j(&repo, &server, &db, &server.password, &["index"]);
+    assert!(common::succeeded(&out).contains("symbol vectors"));
+    let now = embedded_symbols(&repo);
+    assert!(now.len() > symbols.len());
+    assert_eq!(count(&server, &db, with), now.len() as i64);
+}
+
+/// The symbols the semantic index has chunks of.
+fn embedded_symbols(repo: &TestRepo) -> std::collections::BTreeSet<String> {
+    let path = repo.path().join(".git/diffidx/semantic/index.json");
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    index["files"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|f| f["chunks"].as_array().unwrap())
+        .map(|c| c["symbol"].as_str().unwrap().to_owned())
+        .collect()
+}

@@ -608,6 +608,13 @@ pub fn push_summary(
             &commit[..commit.len().min(12)]
         ));
     }
+    if let Some((n, index)) = &report.vectors {
+        text.push_str(&format!("; {n} symbol vectors"));
+        match index {
+            Ok(()) => text.push_str(" (vector index symbol_embedding)"),
+            Err(why) => text.push_str(&format!(" (no vector index on this server: {why})")),
+        }
+    }
     if report.absent > 0 {
         text.push_str(&format!(
             "; {} notes are of commits this clone does not have",

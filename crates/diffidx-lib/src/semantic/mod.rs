@@ -473,6 +473,59 @@ pub fn update(
     Ok(Some(report))
 }
 
+/// One vector per live symbol of the semantic index: the normalized mean
+/// of its chunks' vectors (what a shared graph stores on the symbol).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SymbolVectors {
+    /// The index's commit and model: when either changes, they are pushed
+    /// again.
+    pub stamp: String,
+    /// The model, as pinned (`ModelPin::label`).
+    pub model: String,
+    pub dim: usize,
+    /// (symbol id, vector), by id.
+    pub rows: Vec<(String, Vec<f32>)>,
+}
+
+/// The symbols' vectors of the semantic index, if there is one (a chunk
+/// whose vector the cache lost is left out).
+pub fn symbol_vectors(state: &StateDir) -> Result<Option<SymbolVectors>, SemanticError> {
+    let Some(index) = SemanticIndex::read(state) else {
+        return Ok(None);
+    };
+    let cache = VectorCache::open(&state.semantic().join("vectors"))?;
+    let dim = index.model.dim;
+    let mut sums: BTreeMap<&str, Vec<f32>> = BTreeMap::new();
+    for chunk in index.files.values().flat_map(|f| &f.chunks) {
+        let Some(v) = unhex(&chunk.key).and_then(|k| cache.get(&k)) else {
+            continue;
+        };
+        if v.len() != dim {
+            continue;
+        }
+        let sum = sums
+            .entry(chunk.symbol.as_str())
+            .or_insert_with(|| vec![0.0; dim]);
+        sum.iter_mut().zip(v).for_each(|(a, x)| *a += x);
+    }
+    let rows = sums
+        .into_iter()
+        .map(|(id, mut v)| {
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                v.iter_mut().for_each(|x| *x /= norm);
+            }
+            (id.to_owned(), v)
+        })
+        .collect();
+    Ok(Some(SymbolVectors {
+        stamp: format!("{} {}", index.commit, index.model.label()),
+        model: index.model.label(),
+        dim,
+        rows,
+    }))
+}
+
 /// The chunks of one file, from the facts of its parse.
 fn chunks_of(
     path: &str,

@@ -328,6 +328,73 @@ pub(super) async fn write_rows(
     Ok(sent)
 }
 
+/// Vectors per transaction: 384 floats each make large messages.
+const VECTOR_ROWS: usize = 500;
+
+/// The symbols' vectors, set on their nodes as `embedding` (a list of
+/// floats) with the model in `embedding_model`, in one transaction;
+/// returns the rows sent. Symbols the graph lacks are skipped by the MATCH.
+pub(super) async fn write_vectors(
+    graph: &Graph,
+    config: &Neo4jConfig,
+    vectors: &crate::semantic::SymbolVectors,
+) -> Result<usize> {
+    let repo = config.repo_id.as_str();
+    let rows: Vec<BoltType> = vectors
+        .rows
+        .iter()
+        .map(|(id, v)| {
+            let embedding: Vec<f64> = v.iter().map(|&x| f64::from(x)).collect();
+            BoltType::from(HashMap::from([
+                ("id".to_owned(), BoltType::from(format!("{repo}:{id}"))),
+                ("embedding".to_owned(), BoltType::from(embedding)),
+            ]))
+        })
+        .collect();
+    let mut txn = timed(config, "begin", graph.start_txn()).await?;
+    for chunk in rows.chunks(VECTOR_ROWS) {
+        let q = query(
+            "UNWIND $rows AS r MATCH (s:Symbol {id: r.id}) \
+             SET s.embedding = r.embedding, s.embedding_model = $model",
+        )
+        .param("rows", chunk.to_vec())
+        .param("model", vectors.model.as_str());
+        if let Err(e) = timed(config, "vectors", txn.run(q)).await {
+            let _ = tokio::time::timeout(STEP_DEADLINE, txn.rollback()).await;
+            return Err(e);
+        }
+    }
+    timed(config, "commit", txn.commit()).await?;
+    Ok(rows.len())
+}
+
+/// A vector index on `Symbol.embedding` (cosine, `dim` dimensions), where
+/// the server has them (Neo4j 5.11 and later); `Err` says why not. Never a
+/// failure of the push: the vectors are stored either way.
+pub(super) async fn ensure_vector_index(
+    graph: &Graph,
+    config: &Neo4jConfig,
+    dim: usize,
+) -> std::result::Result<(), String> {
+    // Index options take no parameters; `dim` is a number we made.
+    let q = format!(
+        "CREATE VECTOR INDEX symbol_embedding IF NOT EXISTS FOR (s:Symbol) ON (s.embedding) \
+         OPTIONS {{indexConfig: {{`vector.dimensions`: {dim}, \
+         `vector.similarity_function`: 'cosine'}}}}"
+    );
+    match timed(config, "create the vector index", graph.run(query(&q))).await {
+        Ok(()) => Ok(()),
+        Err(SyncError::Query { reason, .. })
+            if reason.to_lowercase().contains("already exists")
+                || reason.to_lowercase().contains("equivalent") =>
+        {
+            Ok(())
+        }
+        Err(SyncError::Query { reason, .. }) => Err(reason),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The code graph of one repository, replacing the one pushed before, in
 /// one transaction; returns the rows sent. The graph describes one tree,
 /// so the old rows go first (directories and modules, and every

@@ -65,6 +65,10 @@ pub struct PushReport {
     /// The code graph was pushed (it changed since the last push): its
     /// commit and the rows sent.
     pub graph: Option<(String, usize)>,
+    /// The symbols' vectors were pushed (the semantic index changed since
+    /// the last push): how many, and whether the server has a vector index
+    /// on them (`Err`: why not, e.g. a server without vector indexes).
+    pub vectors: Option<(usize, std::result::Result<(), String>)>,
 }
 
 /// Noted commits not pushed to a target yet.
@@ -151,7 +155,8 @@ async fn push_async(repo: &Repo, config: &Neo4jConfig) -> Result<PushReport> {
     }
     write_skipped(&skipped_path(&watermark), &skipped)?;
     let code_graph = code_graph_to_push(repo, &watermark);
-    if todo.is_empty() && code_graph.is_none() {
+    let vectors = vectors_to_push(repo, &watermark);
+    if todo.is_empty() && code_graph.is_none() && vectors.is_none() {
         return Ok(report);
     }
     todo.sort_by_key(|(info, _)| (info.time, info.id));
@@ -189,7 +194,40 @@ async fn push_async(repo: &Repo, config: &Neo4jConfig) -> Result<PushReport> {
         report.transactions += 1;
         report.graph = Some((snapshot.commit, sent));
     }
+    if let Some(vectors) = vectors {
+        let sent =
+            bolt::with_retries(config, || bolt::write_vectors(&graph, config, &vectors)).await?;
+        let index = bolt::ensure_vector_index(&graph, config, vectors.dim).await;
+        std::fs::write(
+            vectors_watermark(&watermark),
+            format!("{}\n", vectors.stamp),
+        )
+        .map_err(|source| SyncError::Io {
+            path: vectors_watermark(&watermark),
+            source,
+        })?;
+        report.rows += sent;
+        report.transactions += 1;
+        report.vectors = Some((vectors.rows.len(), index));
+    }
     Ok(report)
+}
+
+/// Where a push records the semantic index it pushed vectors of.
+fn vectors_watermark(watermark: &std::path::Path) -> PathBuf {
+    watermark.with_extension("vectors")
+}
+
+/// The symbols' vectors when the semantic index changed since the last
+/// push (none without the semantic layer; an index that cannot be read is
+/// pushed next time).
+fn vectors_to_push(
+    repo: &Repo,
+    watermark: &std::path::Path,
+) -> Option<crate::semantic::SymbolVectors> {
+    let vectors = crate::semantic::symbol_vectors(&StateDir::of(repo)).ok()??;
+    let pushed = std::fs::read_to_string(vectors_watermark(watermark)).unwrap_or_default();
+    (pushed.trim() != vectors.stamp && !vectors.rows.is_empty()).then_some(vectors)
 }
 
 /// Where a push records the commit of the code graph it pushed.
