@@ -293,6 +293,29 @@ fn main() {
         percentile_ms(&mut rank_times, 0.5),
         percentile_ms(&mut rank_times, 0.95)
     );
+
+    // 5. Weights fitted to this history (what index runs do), held out.
+    let fitting = Instant::now();
+    let task = diffidx_lib::semantic::tune::task(&reader, commits).unwrap();
+    match diffidx_lib::semantic::tune::fit(&reader, &searcher, &mut semantic, &task).unwrap() {
+        Some(f) => println!(
+            "weights fitted on {} commits in {:.1} s: {:?}; on the other {}: BM25 {:.1}/{:.1}%, \
+             vectors {:.1}/{:.1}%, default {:.1}/{:.1}%, fitted {:.1}/{:.1}% (Acc@5/@10)",
+            f.fitted_on,
+            fitting.elapsed().as_secs_f64(),
+            f.weights,
+            f.measured_on,
+            f.bm25.at5,
+            f.bm25.at10,
+            f.vectors.at5,
+            f.vectors.at10,
+            f.default.at5,
+            f.default.at10,
+            f.fitted.at5,
+            f.fitted.at10
+        ),
+        None => println!("weights: too few commits to fit ({})", task.len()),
+    }
 }
 
 /// Steps 1-3: embedding throughput, the cached re-run, latency.

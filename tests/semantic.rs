@@ -558,3 +558,93 @@ fn context_with_a_query_matches_changes_by_meaning_too() {
     );
     assert_eq!(records[0]["relevance"], 1.0);
 }
+
+#[test]
+fn fusion_weights_are_fitted_once_on_the_repositorys_own_history() {
+    let verbs = ["compute", "validate", "render", "parse", "schedule"];
+    let nouns = [
+        "shipping cost",
+        "invoice total",
+        "user profile",
+        "search index",
+        "retry delay",
+        "tax rate",
+        "cart items",
+        "order status",
+        "email body",
+        "session token",
+    ];
+    let name = |v: &str, n: &str| {
+        let mut s = String::new();
+        for word in std::iter::once(v).chain(n.split(' ')) {
+            let mut c = word.chars();
+            s.extend(c.next().map(|f| f.to_ascii_uppercase()));
+            s.push_str(c.as_str());
+        }
+        s
+    };
+    let file = |k: usize, version: &[usize]| {
+        let mut text = format!("namespace Shop\n{{\n    public class Part{k}\n    {{\n");
+        for (j, verb) in verbs.iter().enumerate() {
+            text.push_str(&format!(
+                "        public int {}(int x)\n        {{\n            return x * {};\n        }}\n\n",
+                name(verb, nouns[k]),
+                version[j] + 1
+            ));
+        }
+        text.push_str("    }\n}\n");
+        text
+    };
+    let mut repo = TestRepo::new();
+    let mut versions = vec![vec![0usize; verbs.len()]; nouns.len()];
+    for (k, v) in versions.iter().enumerate() {
+        repo.write(&format!("src/Part{k}.cs"), file(k, v));
+    }
+    repo.commit("parts");
+    for round in 0..verbs.len() {
+        for k in 0..nouns.len() {
+            versions[k][round] += 1;
+            repo.write(&format!("src/Part{k}.cs"), file(k, &versions[k]));
+            repo.commit(&format!("{} the {} differently", verbs[round], nouns[k]));
+        }
+    }
+    repo.git(&[
+        "config",
+        "diffidx.embed.model",
+        model_dir().to_str().unwrap(),
+    ]);
+    let stderr = succeeded(&repo.diffidx(&["index"]));
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("search --semantic weights fitted on"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        line.contains("fitted on 25 commits") && line.contains("on 25 others"),
+        "{line}"
+    );
+    let fusion: Value = serde_json::from_slice(
+        &std::fs::read(repo.path().join(".git/diffidx/semantic/fusion.json")).unwrap(),
+    )
+    .unwrap();
+    let weights: Vec<f64> = serde_json::from_value(fusion["weights"].clone()).unwrap();
+    assert!(
+        diffidx_lib::semantic::tune::GRID
+            .iter()
+            .any(|w| w[..] == weights[..]),
+        "{weights:?}"
+    );
+    assert!(fusion["model"]
+        .as_str()
+        .unwrap()
+        .starts_with("all-MiniLM-L6-v2@"));
+    // The subjects name their methods' words: every ranking finds most.
+    assert!(
+        fusion["fitted"]["at10"].as_f64().unwrap() >= 50.0,
+        "{fusion}"
+    );
+    // Fitted once per model: the next run leaves it.
+    repo.write("src/extra.rs", "pub fn noop() {}\n");
+    repo.commit("extra");
+    let stderr = succeeded(&repo.diffidx(&["index"]));
+    assert!(!stderr.contains("weights fitted"), "{stderr}");
+}

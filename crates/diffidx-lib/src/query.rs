@@ -268,13 +268,8 @@ fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, Que
         Some(code) => semantic.rank_mean(&[&query.query, code], wanted)?,
         None => semantic.rank(&query.query, wanted)?,
     };
-    let mut answer = searcher.hybrid_expanded(
-        &reader,
-        &ranked,
-        &text_query,
-        &vectors,
-        crate::search::HybridParams::default(),
-    )?;
+    let params = crate::semantic::tune::params(&state, &semantic.model().label());
+    let mut answer = searcher.hybrid_expanded(&reader, &ranked, &text_query, &vectors, params)?;
     if let (Some(chat), Some(asker)) = (&chat, asker.as_mut()) {
         if query.rerank > 0 {
             let commit = reader
@@ -350,9 +345,16 @@ pub fn relevance(repo: &Repo, text: &str, ids: &[&str]) -> Result<Relevance, Que
         rerank: 0,
     };
     let mut vectors = Vec::new();
+    let mut params = HybridParams {
+        expand_top: 0,
+        ..HybridParams::default()
+    };
     if let Some(source) = configured_source(repo) {
         let ranked = source.and_then(|source| {
-            SemanticSearcher::load(&state, &source)?.rank(text, RELEVANCE_CANDIDATES)
+            let mut semantic = SemanticSearcher::load(&state, &source)?;
+            params.weights =
+                crate::semantic::tune::params(&state, &semantic.model().label()).weights;
+            semantic.rank(text, RELEVANCE_CANDIDATES)
         });
         match ranked {
             Ok(ranked) => {
@@ -364,10 +366,6 @@ pub fn relevance(repo: &Repo, text: &str, ids: &[&str]) -> Result<Relevance, Que
                 .push(format!("matched without the semantic layer: {e}")),
         }
     }
-    let params = HybridParams {
-        expand_top: 0,
-        ..HybridParams::default()
-    };
     let answer = searcher.hybrid_with(&reader, &query, &vectors, params)?;
     if let Some(why) = answer.text_unavailable {
         found.matched_by.retain(|r| *r != "text");

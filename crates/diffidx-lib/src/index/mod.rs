@@ -107,6 +107,9 @@ pub struct IndexReport {
     /// `diffidx.embed.model` set), or why it could not: the records and
     /// the other indexes are written all the same.
     pub semantic: Option<std::result::Result<crate::semantic::SemanticReport, String>>,
+    /// Fusion weights fitted to this repository's history (once per
+    /// embedding model), or why they could not be.
+    pub fusion: Option<std::result::Result<crate::semantic::tune::Fitted, String>>,
     /// Change summaries written by the chat model (with
     /// `diffidx.llm.model` set), or why none could be: a warning, like
     /// `semantic`.
@@ -435,9 +438,20 @@ fn update_views(
     if let Some(source) = crate::semantic::configured_source(repo) {
         let embedding = Instant::now();
         report.semantic = source
-            .and_then(|source| crate::semantic::update(&store, &state, differ, &source, &fresh))
+            .as_ref()
+            .map_err(|e| crate::semantic::SemanticError::Setting(e.to_string()))
+            .and_then(|source| crate::semantic::update(&store, &state, differ, source, &fresh))
             .map_err(|e| e.to_string())
             .transpose();
+        // Fusion weights fitted to this history, once per model.
+        if let (Ok(source), false) = (&source, matches!(report.semantic, Some(Err(_)))) {
+            report.fusion = store
+                .reader()
+                .map_err(crate::semantic::SemanticError::from)
+                .and_then(|reader| crate::semantic::tune::update(&reader, &state, source))
+                .map_err(|e| e.to_string())
+                .transpose();
+        }
         report.times.semantic += embedding.elapsed();
     }
     if let Some(chat) = crate::semantic::chat::configured_chat(repo) {
@@ -475,13 +489,12 @@ fn ask_chat_model(
             return;
         }
     };
+    asker.limit(chat.budget);
     if chat.deltas {
         let done = store
             .reader()
             .map_err(crate::semantic::SemanticError::from)
-            .and_then(|reader| {
-                crate::semantic::deltas::update(repo, &reader, differ, &mut asker, chat.budget)
-            });
+            .and_then(|reader| crate::semantic::deltas::update(repo, &reader, differ, &mut asker));
         report.change_summaries = Some(done.map_err(|e| e.to_string()));
     }
     let embedding = match crate::semantic::configured_source(repo) {
@@ -489,8 +502,7 @@ fn ask_chat_model(
         _ => None,
     };
     if let (true, Some(source)) = (chat.summaries, embedding) {
-        let left = chat.budget.saturating_sub(asker.asked);
-        report.summary_tree = crate::semantic::tree::update(repo, state, &source, &mut asker, left)
+        report.summary_tree = crate::semantic::tree::update(repo, state, &source, &mut asker)
             .map_err(|e| e.to_string())
             .transpose();
     }

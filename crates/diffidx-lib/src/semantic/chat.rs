@@ -88,6 +88,12 @@ pub struct Asker<'m> {
     /// Questions sent to the model, and answered from the cache.
     pub asked: usize,
     pub cached: usize,
+    /// Questions [`ask_within`](Self::ask_within) may still send (`None`:
+    /// no limit).
+    remaining: Option<usize>,
+    /// Why the model failed, once it did: `ask_within` then sends nothing
+    /// more.
+    pub failed: Option<String>,
 }
 
 impl<'m> Asker<'m> {
@@ -102,17 +108,43 @@ impl<'m> Asker<'m> {
             answers: AnswerCache::open(&state.semantic().join("answers"))?,
             asked: 0,
             cached: 0,
+            remaining: None,
+            failed: None,
         })
+    }
+
+    /// From now on, [`ask_within`](Self::ask_within) sends at most `n`
+    /// questions.
+    pub fn limit(&mut self, n: usize) {
+        self.remaining = Some(n);
+    }
+
+    /// The answer to `request` for `purpose` from the cache, else from the
+    /// model while the limit and the model last; `None` when the question
+    /// must wait for another run (then `failed` says if the model failed).
+    pub fn ask_within(&mut self, purpose: &str, request: &ChatRequest) -> Option<Answer> {
+        if let Some(answer) = self.answers.get(&answer_key(purpose, &self.name, request)) {
+            self.cached += 1;
+            return Some(answer.clone());
+        }
+        if self.failed.is_some() || self.remaining == Some(0) {
+            return None;
+        }
+        if let Some(n) = self.remaining.as_mut() {
+            *n -= 1;
+        }
+        match self.ask(purpose, request) {
+            Ok(answer) => Some(answer),
+            Err(e) => {
+                self.failed = Some(e.to_string());
+                None
+            }
+        }
     }
 
     /// The model's name as answers carry it.
     pub fn name(&self) -> &str {
         &self.name
-    }
-
-    /// The cached answer to `request` for `purpose`, if there is one.
-    pub fn cached(&self, purpose: &str, request: &ChatRequest) -> Option<&Answer> {
-        self.answers.get(&answer_key(purpose, &self.name, request))
     }
 
     /// The answer to `request` for `purpose`: from the cache, else from the

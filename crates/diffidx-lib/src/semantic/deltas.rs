@@ -79,14 +79,13 @@ pub struct DeltaReport {
     pub model: String,
 }
 
-/// Writes the summary notes of commits that lack one, newest first, asking
-/// at most `budget` questions.
+/// Writes the summary notes of commits that lack one, newest first, within
+/// the asker's limit.
 pub fn update(
     repo: &Repo,
     reader: &Reader<'_>,
     differ: &mut SymbolDiffer<'_>,
     asker: &mut Asker<'_>,
-    budget: usize,
 ) -> Result<DeltaReport, SemanticError> {
     let mut report = DeltaReport {
         model: asker.name().to_owned(),
@@ -139,17 +138,9 @@ pub fn update(
                 &before,
                 &after,
             );
-            if asker.cached(PURPOSE, &request).is_none() && asker.asked - asked_before >= budget {
+            let Some(answer) = asker.ask_within(PURPOSE, &request) else {
                 complete = false;
                 break;
-            }
-            let answer = match asker.ask(PURPOSE, &request) {
-                Ok(answer) => answer,
-                Err(e) => {
-                    report.failed = Some(e.to_string());
-                    complete = false;
-                    break;
-                }
             };
             if let Some(summary) = one_line(&answer.text) {
                 symbols.push(SymbolSummary {
@@ -182,6 +173,7 @@ pub fn update(
         ))?;
     }
     report.commits = done;
+    report.failed = asker.failed.clone();
     report.left = pending.len() - done;
     report.asked = asker.asked - asked_before;
     report.cached = asker.cached - cached_before;

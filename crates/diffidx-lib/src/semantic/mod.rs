@@ -37,6 +37,7 @@ pub mod chat;
 pub mod deltas;
 pub mod steps;
 pub mod tree;
+pub mod tune;
 
 /// Changes when what the index holds changes meaning (chunking rules
 /// included): an older index is remade.

@@ -120,14 +120,13 @@ fn embedded_text(path: &str, directory: bool, summary: &str) -> String {
     }
 }
 
-/// Brings the summary tree to the semantic index, asking at most `budget`
-/// questions.
+/// Brings the summary tree to the semantic index, within the asker's
+/// limit.
 pub fn update(
     repo: &Repo,
     state: &StateDir,
     source: &EmbedSource,
     asker: &mut Asker<'_>,
-    budget: usize,
 ) -> Result<Option<TreeReport>, SemanticError> {
     let Some(index) = SemanticIndex::read(state) else {
         return Ok(None);
@@ -150,8 +149,7 @@ pub fn update(
         ..TreeReport::default()
     };
     let (asked_before, cached_before) = (asker.asked, asker.cached);
-    let out_of_budget = |asker: &Asker<'_>| asker.asked - asked_before >= budget;
-    let mut stopped = false;
+    let failed_before = asker.failed.is_some();
 
     let mut files = BTreeMap::new();
     let mut pending: BTreeSet<String> = BTreeSet::new();
@@ -163,34 +161,12 @@ pub fn update(
             files.insert(path.clone(), kept);
             continue;
         }
-        let summary = match stopped {
-            true => None,
-            false => {
-                let text = ObjectId::from_hex(chunks.blob.as_bytes())
-                    .ok()
-                    .and_then(|b| repo.blob(b).ok())
-                    .map(|b| String::from_utf8_lossy(&b).into_owned());
-                match text {
-                    Some(text) => {
-                        let request = file_summary_request(path, &text);
-                        if asker.cached("file", &request).is_none() && out_of_budget(asker) {
-                            stopped = true;
-                            None
-                        } else {
-                            match asker.ask("file", &request) {
-                                Ok(answer) => summary_text(&answer.text),
-                                Err(e) => {
-                                    report.failed = Some(e.to_string());
-                                    stopped = true;
-                                    None
-                                }
-                            }
-                        }
-                    }
-                    None => None,
-                }
-            }
-        };
+        let summary = ObjectId::from_hex(chunks.blob.as_bytes())
+            .ok()
+            .and_then(|b| repo.blob(b).ok())
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .and_then(|text| asker.ask_within("file", &file_summary_request(path, &text)))
+            .and_then(|answer| summary_text(&answer.text));
         match summary {
             Some(summary) => {
                 report.files += 1;
@@ -265,25 +241,11 @@ pub fn update(
             directories.insert(dir.clone(), kept);
             continue;
         }
-        let summary = if let [(_, only)] = parts.as_slice() {
-            Some((*only).to_owned())
-        } else if stopped {
-            None
-        } else {
-            let request = module_summary_request(dir, &parts);
-            if asker.cached("directory", &request).is_none() && out_of_budget(asker) {
-                stopped = true;
-                None
-            } else {
-                match asker.ask("directory", &request) {
-                    Ok(answer) => summary_text(&answer.text),
-                    Err(e) => {
-                        report.failed = Some(e.to_string());
-                        stopped = true;
-                        None
-                    }
-                }
-            }
+        let summary = match parts.as_slice() {
+            [(_, only)] => Some((*only).to_owned()),
+            _ => asker
+                .ask_within("directory", &module_summary_request(dir, &parts))
+                .and_then(|answer| summary_text(&answer.text)),
         };
         match summary {
             Some(summary) => {
@@ -303,6 +265,9 @@ pub fn update(
         }
     }
     report.left = pending.len();
+    if !failed_before {
+        report.failed = asker.failed.clone();
+    }
     report.asked = asker.asked - asked_before;
     report.cached = asker.cached - cached_before;
 

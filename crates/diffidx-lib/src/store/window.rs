@@ -34,6 +34,17 @@ pub struct WindowChange {
     pub modified: bool,
 }
 
+/// One symbol a commit modified, with the commit's subject.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Modification {
+    pub commit: String,
+    /// Author time, seconds since the epoch.
+    pub time: i64,
+    pub subject: String,
+    pub symbol: String,
+    pub kind: String,
+}
+
 /// The symbols that call one symbol directly, in the code graph.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Callers {
@@ -114,6 +125,27 @@ impl Reader<'_> {
             .filter_map(|r| {
                 let sha = as_string(&r[0])?;
                 Some((sha, as_string(&r[1]).filter(|p| !p.is_empty())))
+            })
+            .collect())
+    }
+
+    /// Every `MODIFIED` change, for the fusion fit's task.
+    pub fn modifications(&self) -> Result<Vec<Modification>> {
+        let rows = self.run(
+            "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE e.status = 'MODIFIED' \
+             RETURN c.sha, c.time, c.subject, s.id, s.kind",
+            "read the modifications",
+            vec![],
+        )?;
+        let text = |v: &Value| as_string(v).unwrap_or_default();
+        Ok(rows
+            .iter()
+            .map(|r| Modification {
+                commit: text(&r[0]),
+                time: as_i64(&r[1]).unwrap_or_default(),
+                subject: text(&r[2]),
+                symbol: text(&r[3]),
+                kind: text(&r[4]),
             })
             .collect())
     }
