@@ -299,11 +299,12 @@ fn main() {
     let task = diffidx_lib::semantic::tune::task(&reader, commits).unwrap();
     match diffidx_lib::semantic::tune::fit(&reader, &searcher, &mut semantic, &task).unwrap() {
         Some(f) => println!(
-            "weights fitted on {} commits in {:.1} s: {:?}; on the other {}: BM25 {:.1}/{:.1}%, \
-             vectors {:.1}/{:.1}%, default {:.1}/{:.1}%, fitted {:.1}/{:.1}% (Acc@5/@10)",
+            "weights fitted on {} commits in {:.1} s: {:?}, expand {}; on the other {}: BM25 \
+             {:.1}/{:.1}%, vectors {:.1}/{:.1}%, default {:.1}/{:.1}%, fitted {:.1}/{:.1}% (Acc@5/@10)",
             f.fitted_on,
             fitting.elapsed().as_secs_f64(),
             f.weights,
+            f.expand_top,
             f.measured_on,
             f.bm25.at5,
             f.bm25.at10,

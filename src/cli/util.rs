@@ -416,9 +416,10 @@ pub fn fusion_line(report: &IndexReport) -> String {
             let [n, t, v] = f.weights;
             format!(
                 "search --semantic weights fitted on {} commits of this history: names/BM25/vectors \
-                 {n}/{t}/{v}; on {} others, Acc@5/@10: BM25 {:.1}/{:.1}%, vectors {:.1}/{:.1}%, \
-                 default {:.1}/{:.1}%, fitted {:.1}/{:.1}%\n",
+                 {n}/{t}/{v}, graph expansion of the top {}; on {} others, Acc@5/@10: BM25 \
+                 {:.1}/{:.1}%, vectors {:.1}/{:.1}%, default {:.1}/{:.1}%, fitted {:.1}/{:.1}%\n",
                 f.fitted_on,
+                f.expand_top,
                 f.measured_on,
                 f.bm25.at5,
                 f.bm25.at10,

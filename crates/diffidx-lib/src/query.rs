@@ -352,6 +352,7 @@ pub fn relevance(repo: &Repo, text: &str, ids: &[&str]) -> Result<Relevance, Que
     if let Some(source) = configured_source(repo) {
         let ranked = source.and_then(|source| {
             let mut semantic = SemanticSearcher::load(&state, &source)?;
+            // The fitted weights; context never expands.
             params.weights =
                 crate::semantic::tune::params(&state, &semantic.model().label()).weights;
             semantic.rank(text, RELEVANCE_CANDIDATES)

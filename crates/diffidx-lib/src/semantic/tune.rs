@@ -35,6 +35,24 @@ pub const GRID: [[f64; 3]; 6] = [
     [2.0, 2.0, 1.0],
 ];
 
+/// The graph expansions tried: the callers and container of the best 3
+/// hits, or none (expansion helps where hits lack context, and costs a
+/// slot in the first ten where they do not).
+pub const EXPANSIONS: [usize; 2] = [3, 0];
+
+/// The variants tried, the default first.
+pub fn variants() -> Vec<HybridParams> {
+    GRID.iter()
+        .flat_map(|&weights| {
+            EXPANSIONS.iter().map(move |&expand_top| HybridParams {
+                weights,
+                expand_top,
+                ..HybridParams::default()
+            })
+        })
+        .collect()
+}
+
 /// Fewer task queries than this: the defaults stay (a fit on a handful of
 /// commits would only fit noise).
 pub const MIN_QUERIES: usize = 40;
@@ -78,6 +96,8 @@ pub struct Fitted {
     /// The embedding model (`ModelPin::label`) the fit is of.
     pub model: String,
     pub weights: [f64; 3],
+    /// The best hits whose callers and container join (0: none).
+    pub expand_top: usize,
     /// Queries fitted on, and measured on (the other half).
     pub fitted_on: usize,
     pub measured_on: usize,
@@ -120,12 +140,13 @@ impl Fitted {
     }
 }
 
-/// The fusion `search --semantic` uses: the fitted weights of `model`, else
-/// the defaults.
+/// The fusion `search --semantic` uses: the fitted weights and expansion of
+/// `model`, else the defaults.
 pub fn params(state: &StateDir, model: &str) -> HybridParams {
     let mut params = HybridParams::default();
     if let Some(fitted) = Fitted::read(state, model) {
         params.weights = fitted.weights;
+        params.expand_top = fitted.expand_top;
     }
     params
 }
@@ -170,7 +191,8 @@ pub fn fit(
     if queries.len() < MIN_QUERIES {
         return Ok(None);
     }
-    // Per query: hits of BM25, vectors, and each weighting.
+    // Per query: hits of BM25, vectors, and each variant.
+    let variants = variants();
     let mut counts: Vec<Vec<(usize, usize)>> = Vec::with_capacity(queries.len());
     for q in queries {
         let search = SearchQuery {
@@ -197,11 +219,8 @@ pub fn fit(
                 q,
             ),
         ];
-        for weights in GRID {
-            let params = HybridParams {
-                weights,
-                ..HybridParams::default()
-            };
+        for params in &variants {
+            let params = *params;
             let ids: Vec<String> = searcher
                 .hybrid_with(reader, &search, &vectors, params)?
                 .hits
@@ -219,9 +238,9 @@ pub fn fit(
             .step_by(2)
             .fold((0, 0), |(a, b), row| (a + row[column].0, b + row[column].1))
     };
-    // The best weighting on the fitting half (Acc@5 + Acc@10; the earlier
-    // in GRID on ties, so the default unless another does better).
-    let best = (0..GRID.len())
+    // The best variant on the fitting half (Acc@5 + Acc@10; the earlier on
+    // ties, so the default unless another does better).
+    let best = (0..variants.len())
         .max_by_key(|&k| {
             let (a, b) = sum(0, 2 + k);
             (a + b, std::cmp::Reverse(k))
@@ -234,7 +253,8 @@ pub fn fit(
     };
     Ok(Some(Fitted {
         model: semantic.model().label(),
-        weights: GRID[best],
+        weights: variants[best].weights,
+        expand_top: variants[best].expand_top,
         fitted_on: counts.len() - measured_on,
         measured_on,
         bm25: pct(sum(1, 0)),
