@@ -136,6 +136,42 @@ fn a_writer_killed_at_every_stage_of_a_batch_loses_nothing() {
 }
 
 #[test]
+fn commits_a_killed_writer_left_without_their_changes_are_loaded_again() {
+    let repo = history(300);
+    let clean = copy_repo(repo.path());
+    ok(clean.path(), &["index", "-q", "--days", "100000"]);
+    let expected = answers(clean.path());
+    let full = status(clean.path());
+
+    let dir = copy_repo(repo.path());
+    let killed = dx(
+        dir.path(),
+        &["index", "-q", "--days", "100000"],
+        &[("DIFFIDX_FAULT", diffidx_lib::fault::STORE_HALF_COMMITTED)],
+    );
+    assert_eq!(killed.status.signal(), Some(9), "it was not killed");
+    // The state the engine was seen to leave: every commit, no change.
+    let half = status(dir.path());
+    assert_eq!(half["indexed_commits"], 300, "{half}");
+    assert_eq!(half["changes"], 0, "{half}");
+
+    let out = dx(dir.path(), &["index", "--days", "100000"], &[]);
+    let stderr = common::succeeded(&out);
+    assert!(
+        stderr.contains("300 commits it held only in part were loaded again"),
+        "{stderr}"
+    );
+    let s = status(dir.path());
+    assert_eq!(s["changes"], full["changes"], "{s}");
+    assert_eq!(s["symbols"], full["symbols"], "{s}");
+    assert_eq!(answers(dir.path()), expected);
+    // Repaired once: the next run trusts the store again.
+    let again = dx(dir.path(), &["index"], &[]);
+    assert!(!common::succeeded(&again).contains("in part"));
+    common::succeeded(&dx(dir.path(), &["fsck"], &[]));
+}
+
+#[test]
 fn fifty_hook_runs_during_a_300_commit_rebase_end_with_the_rebased_history_indexed() {
     let mut repo = history(300);
     repo.ok(&["hooks", "install"]);

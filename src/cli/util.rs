@@ -368,6 +368,12 @@ pub fn index_summary(report: &IndexReport) -> String {
             problem.describe()
         ));
     }
+    if report.reloaded > 0 {
+        out.push_str(&format!(
+            "warning: the store was left open by a killed run; {} commits it held only in part were loaded again from their notes\n",
+            report.reloaded
+        ));
+    }
     for (commit, reason) in &report.rejected {
         out.push_str(&format!(
             "warning: the note of {commit} was rejected and recomputed: {reason}\n"

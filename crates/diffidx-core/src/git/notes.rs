@@ -89,7 +89,12 @@ impl Repo {
     }
 }
 
-impl Notes<'_> {
+impl<'r> Notes<'r> {
+    /// The repository these notes are of.
+    pub fn repo(&self) -> &'r Repo {
+        self.repo
+    }
+
     /// The notes commit these notes were read from.
     pub fn tip(&self) -> Option<ObjectId> {
         self.tip

@@ -93,6 +93,8 @@ pub struct IndexReport {
     pub rejected: Vec<(String, String)>,
     /// Commits loaded into the store.
     pub loaded: usize,
+    /// Commits a killed writer had loaded only in part, loaded again.
+    pub reloaded: usize,
     /// Commits at a shallow clone's boundary, skipped (their parent is missing).
     pub shallow: Vec<String>,
     pub notes_commits: usize,
@@ -555,10 +557,22 @@ fn sync_from_notes(
         .reader()
         .and_then(|r| crate::search::Stamp::of(&r))
         .ok();
-    if tip.is_none() || store.loaded_notes_tip()? == tip {
+    let unclean = store.opened_unclean();
+    if tip.is_none() || (store.loaded_notes_tip()? == tip && !unclean) {
         return Ok(before);
     }
-    let have = store.commits()?;
+    let mut have = store.commits()?;
+    if unclean {
+        // The last writer was killed: its last load may hold a commit but
+        // not all of its changes. Such commits are forgotten and loaded
+        // again from their notes below.
+        let partial = partly_loaded(notes, &store)?;
+        store.forget_commits(&partial)?;
+        for sha in &partial {
+            have.remove(sha);
+        }
+        report.reloaded = partial.len();
+    }
     drop(store);
     let mut records = Vec::new();
     for (commit, _) in notes.list()? {
@@ -606,6 +620,30 @@ fn sync_from_notes(
         store.load(&[], tip.as_deref())?;
     }
     Ok(before)
+}
+
+/// The commits in the store whose changes differ in number from their
+/// notes' deltas (one change per delta). Reads every note: only after a
+/// writer was killed.
+fn partly_loaded(notes: &mut Notes<'_>, store: &store::Store) -> Result<Vec<String>> {
+    let counts = store.change_counts()?;
+    let repo = notes.repo();
+    let mut partial = Vec::new();
+    for (commit, _) in notes.list()? {
+        let sha = commit.to_string();
+        let Some(&stored) = counts.get(&sha) else {
+            continue;
+        };
+        let Ok(info) = repo.commit(commit) else {
+            continue;
+        };
+        if let Some(Ok(note)) = notes.read_validated(&info)? {
+            if note.deltas.len() != stored {
+                partial.push(sha);
+            }
+        }
+    }
+    Ok(partial)
 }
 
 /// Writes the staged notes (one notes commit), then loads the batch into the

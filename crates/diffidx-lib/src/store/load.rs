@@ -90,6 +90,10 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
          c.date = r.date, c.author = r.author, c.subject = r.subject, c.seq = r.seq",
         commits,
     )?;
+    if crate::fault::armed(crate::fault::STORE_HALF_COMMITTED) {
+        run(conn, "commit", "COMMIT")?;
+        crate::fault::point(crate::fault::STORE_HALF_COMMITTED);
+    }
     upsert(
         conn,
         "files",

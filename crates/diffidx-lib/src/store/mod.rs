@@ -17,7 +17,7 @@ pub mod seal;
 mod search;
 mod window;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -28,7 +28,7 @@ pub use schema::SCHEMA_VERSION;
 pub use search::{DeletedIn, SymbolEntry};
 pub use window::{Callers, WindowAnswer, WindowChange};
 
-use self::kuzu::{as_string, execute, prepare, query, run, string};
+use self::kuzu::{as_string, execute, prepare, query, run, string, string_list};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -61,6 +61,10 @@ pub struct Store {
     db: Option<Database>,
     path: PathBuf,
     access: Access,
+    /// Opened for writing without a seal over an existing store: the last
+    /// writer was killed (or was an older diffidx), so its last load may be
+    /// partial.
+    unclean: bool,
 }
 
 /// A writer seals the store when it closes: the blake3 of its bytes, so that
@@ -87,6 +91,9 @@ impl Store {
                 })?;
             }
         }
+        let unclean = access == Access::ReadWrite
+            && path.exists()
+            && seal::check_quickly(path) == seal::SealState::Absent;
         let started = Instant::now();
         let db = loop {
             let config = SystemConfig::default()
@@ -124,6 +131,7 @@ impl Store {
             db: Some(db),
             path: path.to_owned(),
             access,
+            unclean,
         };
         match access {
             Access::ReadWrite => {
@@ -192,6 +200,60 @@ impl Store {
     /// The notes commit whose notes are all loaded.
     pub fn loaded_notes_tip(&self) -> Result<Option<String>> {
         self.meta("notes_tip")
+    }
+
+    /// Whether the last writer did not close the store (see `unclean`).
+    pub fn opened_unclean(&self) -> bool {
+        self.unclean
+    }
+
+    /// Per commit in the store, how many changes it holds.
+    pub fn change_counts(&self) -> Result<HashMap<String, usize>> {
+        let conn = self.conn()?;
+        let rows = query(
+            &conn,
+            "count changes per commit",
+            "MATCH (c:Commit) OPTIONAL MATCH (:Symbol)-[e:CHANGED_IN]->(c) RETURN c.sha, count(e)",
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let n = kuzu::as_i64(&r[1]).and_then(|n| usize::try_from(n).ok())?;
+                Some((as_string(&r[0])?, n))
+            })
+            .collect())
+    }
+
+    /// Removes these commits and what they recorded (changes, moves,
+    /// lineage), in one transaction, so they can be loaded again whole.
+    /// Symbols stay: loading merges them.
+    pub fn forget_commits(&self, shas: &[String]) -> Result<()> {
+        if shas.is_empty() {
+            return Ok(());
+        }
+        let conn = self.conn()?;
+        run(&conn, "begin", "BEGIN TRANSACTION")?;
+        let statements = [
+            "MATCH (:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE c.sha IN $shas DELETE e",
+            "MATCH (:Symbol)-[m:MOVED_TO]->(:Symbol) WHERE m.sha IN $shas DELETE m",
+            "MATCH (:Symbol)-[l:CONTINUES]->(:Symbol) WHERE l.sha IN $shas DELETE l",
+            "MATCH (c:Commit) WHERE c.sha IN $shas DETACH DELETE c",
+        ];
+        for text in statements {
+            let done = prepare(&conn, text).and_then(|mut stmt| {
+                execute(
+                    &conn,
+                    "forget partly loaded commits",
+                    &mut stmt,
+                    vec![("shas", string_list(shas))],
+                )
+            });
+            if let Err(e) = done {
+                let _ = run(&conn, "rollback", "ROLLBACK");
+                return Err(e);
+            }
+        }
+        run(&conn, "commit", "COMMIT")
     }
 
     /// Shas of every commit in the store.
