@@ -648,3 +648,38 @@ fn fusion_weights_are_fitted_once_on_the_repositorys_own_history() {
     let stderr = succeeded(&repo.diffidx(&["index"]));
     assert!(!stderr.contains("weights fitted"), "{stderr}");
 }
+
+#[test]
+fn change_summaries_get_half_the_budget_and_the_tree_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Loopback::with_answers(dir.path(), &serde_json::json!([]));
+    let mut repo = shop_with_chat(&server);
+    repo.git(&["config", "diffidx.llm.budget", "2"]);
+    repo.write(
+        "src/Catalog/ProductSearch.cs",
+        CATALOG
+            .replace("ToList()", "Take(10).ToList()")
+            .replace("width * image.Height", "width * image.Height * 2"),
+    );
+    repo.commit("two edits");
+    let stderr = succeeded(&repo.diffidx(&["index"]));
+    let line = |start: &str| {
+        stderr
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no {start:?} in {stderr}"))
+            .to_owned()
+    };
+    // Two symbols to summarize, one question for them: the commit waits.
+    let deltas = line("change summaries");
+    assert!(
+        deltas.contains("1 asked") && deltas.contains("1 commits left"),
+        "{deltas}"
+    );
+    // The tree gets what is left: one question, for the changed file.
+    let tree = line("file and directory summaries");
+    assert!(
+        tree.contains("1 files") && tree.contains("1 asked"),
+        "{tree}"
+    );
+}

@@ -491,7 +491,17 @@ fn ask_chat_model(
             return;
         }
     };
-    asker.limit(chat.budget);
+    let embedding = match crate::semantic::configured_source(repo) {
+        Some(Ok(source)) if !matches!(report.semantic, Some(Err(_))) => Some(source),
+        _ => None,
+    };
+    let tree = chat.summaries && embedding.is_some();
+    // With both uses on, change summaries get half the budget, so a long
+    // history to summarize never starves the tree; the tree gets the rest.
+    asker.limit(match tree {
+        true => chat.budget / 2,
+        false => chat.budget,
+    });
     if chat.deltas {
         let done = store
             .reader()
@@ -499,11 +509,8 @@ fn ask_chat_model(
             .and_then(|reader| crate::semantic::deltas::update(repo, &reader, differ, &mut asker));
         report.change_summaries = Some(done.map_err(|e| e.to_string()));
     }
-    let embedding = match crate::semantic::configured_source(repo) {
-        Some(Ok(source)) if !matches!(report.semantic, Some(Err(_))) => Some(source),
-        _ => None,
-    };
-    if let (true, Some(source)) = (chat.summaries, embedding) {
+    if let (true, Some(source)) = (tree, embedding) {
+        asker.limit(chat.budget.saturating_sub(asker.asked));
         report.summary_tree = crate::semantic::tree::update(repo, state, &source, &mut asker)
             .map_err(|e| e.to_string())
             .transpose();

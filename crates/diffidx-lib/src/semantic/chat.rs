@@ -114,7 +114,7 @@ impl<'m> Asker<'m> {
     }
 
     /// From now on, [`ask_within`](Self::ask_within) sends at most `n`
-    /// questions.
+    /// more questions.
     pub fn limit(&mut self, n: usize) {
         self.remaining = Some(n);
     }
