@@ -282,10 +282,13 @@ fn index_locked_with(
     let store = diff_and_write(repo, &todo, options, &mut notes, &mut report, progress)?;
     update_views(&mut differ, store, before, &mut report)?;
     let compacting = Instant::now();
-    if report.computed + report.imported >= PACK_AFTER {
+    let large_run = report.computed + report.imported >= PACK_AFTER;
+    if large_run {
         // Packed, the notes take a fraction of the room; a failure costs
         // only that room (git gc packs them later).
         let _ = repo.pack_loose_objects();
+    }
+    if large_run || bloated(&StateDir::of(repo)) {
         report.compacted = Some(compact(&StateDir::of(repo)));
     }
     report.times.compact = compacting.elapsed();
@@ -708,7 +711,34 @@ pub fn rebuild(
 /// [`store::Store::compact`]); the writer lock is held.
 fn compact(state: &StateDir) -> std::result::Result<(u64, u64), String> {
     crate::client::release(&state.socket());
-    store::Store::compact(&state.store(), open::WAIT).map_err(|e| e.to_string())
+    let sizes = store::Store::compact(&state.store(), open::WAIT).map_err(|e| e.to_string())?;
+    let _ = std::fs::write(compacted_size_path(state), format!("{}\n", sizes.1));
+    Ok(sizes)
+}
+
+/// A store this many times its size after its last compaction, and over
+/// [`BLOAT_FLOOR`], is compacted by the next index run. Kuzu keeps the
+/// pages each transaction's copy-on-write freed, so a store written one
+/// hook run per commit grows without bound: this repository's own history,
+/// replayed one commit per run, made a 314 MB store in 149 runs, and the
+/// 150th failed with Kuzu's buffer pool full.
+const BLOAT_FACTOR: u64 = 3;
+const BLOAT_FLOOR: u64 = 32 << 20;
+
+/// Where the store's size after its last compaction is kept.
+fn compacted_size_path(state: &StateDir) -> std::path::PathBuf {
+    state.store().with_extension("kuzu.compacted")
+}
+
+/// Whether the store has grown [`BLOAT_FACTOR`] times since it was last
+/// compacted (or past [`BLOAT_FLOOR`] when it never was).
+fn bloated(state: &StateDir) -> bool {
+    let size = store::disk_size(&state.store());
+    let base: u64 = std::fs::read_to_string(compacted_size_path(state))
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0);
+    size > BLOAT_FLOOR.max(base.saturating_mul(BLOAT_FACTOR))
 }
 
 /// [`rebuild`], with the writer lock already held.
