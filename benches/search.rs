@@ -216,23 +216,10 @@ fn main() {
     }
     let by_id: HashMap<&str, &diffidx_lib::search::SymbolEntry> =
         entries.iter().map(|e| (e.id.as_str(), e)).collect();
-    let members: HashSet<&str> = [
-        "method",
-        "constructor",
-        "property",
-        "function",
-        "operator",
-        "indexer",
-        "event",
-        "field",
-        "const",
-        "static",
-        "macro",
-        "destructor",
-        "delegate",
-    ]
-    .into_iter()
-    .collect();
+    let members: HashSet<&str> = diffidx_lib::semantic::tune::MEMBER_KINDS
+        .iter()
+        .copied()
+        .collect();
     let baseline = Baseline::new(&git_repo, &entries);
     let log = git(dir, &["log", "--first-parent", "--format=%H%x09%s"]);
     let (mut asked, mut ours, mut plain) = (0usize, [0usize; 2], [0usize; 2]);

@@ -137,23 +137,10 @@ fn main() {
         .iter()
         .map(|e| (e.id.as_str(), e.kind.as_str()))
         .collect();
-    let members: HashSet<&str> = [
-        "method",
-        "constructor",
-        "property",
-        "function",
-        "operator",
-        "indexer",
-        "event",
-        "field",
-        "const",
-        "static",
-        "macro",
-        "destructor",
-        "delegate",
-    ]
-    .into_iter()
-    .collect();
+    let members: HashSet<&str> = diffidx_lib::semantic::tune::MEMBER_KINDS
+        .iter()
+        .copied()
+        .collect();
     let log = git(dir, &["log", "--first-parent", "--format=%H%x09%s"]);
     let variant = |weights: [f64; 3], expand_top: usize, expand_share: f64| HybridParams {
         weights,
@@ -298,23 +285,7 @@ fn main() {
     let fitting = Instant::now();
     let task = diffidx_lib::semantic::tune::task(&reader, commits).unwrap();
     match diffidx_lib::semantic::tune::fit(&reader, &searcher, &mut semantic, &task).unwrap() {
-        Some(f) => println!(
-            "weights fitted on {} commits in {:.1} s: {:?}, expand {}; on the other {}: BM25 \
-             {:.1}/{:.1}%, vectors {:.1}/{:.1}%, default {:.1}/{:.1}%, fitted {:.1}/{:.1}% (Acc@5/@10)",
-            f.fitted_on,
-            fitting.elapsed().as_secs_f64(),
-            f.weights,
-            f.expand_top,
-            f.measured_on,
-            f.bm25.at5,
-            f.bm25.at10,
-            f.vectors.at5,
-            f.vectors.at10,
-            f.default.at5,
-            f.default.at10,
-            f.fitted.at5,
-            f.fitted.at10
-        ),
+        Some(f) => println!("weights {f} (in {:.1} s)", fitting.elapsed().as_secs_f64()),
         None => println!("weights: too few commits to fit ({})", task.len()),
     }
 }

@@ -418,25 +418,7 @@ pub fn semantic_summary(report: &IndexReport) -> String {
 /// One line on fusion weights fitted to the repository, when they were.
 pub fn fusion_line(report: &IndexReport) -> String {
     match &report.fusion {
-        Some(Ok(f)) => {
-            let [n, t, v] = f.weights;
-            format!(
-                "search --semantic weights fitted on {} commits of this history: names/BM25/vectors \
-                 {n}/{t}/{v}, graph expansion of the top {}; on {} others, Acc@5/@10: BM25 \
-                 {:.1}/{:.1}%, vectors {:.1}/{:.1}%, default {:.1}/{:.1}%, fitted {:.1}/{:.1}%\n",
-                f.fitted_on,
-                f.expand_top,
-                f.measured_on,
-                f.bm25.at5,
-                f.bm25.at10,
-                f.vectors.at5,
-                f.vectors.at10,
-                f.default.at5,
-                f.default.at10,
-                f.fitted.at5,
-                f.fitted.at10
-            )
-        }
+        Some(Ok(fitted)) => format!("search --semantic weights {fitted}\n"),
         Some(Err(reason)) => {
             format!("warning: search --semantic weights were not fitted: {reason}\n")
         }

@@ -59,8 +59,10 @@ pub const MIN_QUERIES: usize = 40;
 /// The newest commits the task takes.
 pub const MAX_QUERIES: usize = 300;
 
-/// Member kinds: what a commit subject is about when it names code.
-const MEMBERS: &[&str] = &[
+/// Member kinds: what a commit subject is about when it names code (the
+/// answers of the retrieval task, here and in the search and semantic
+/// benches).
+pub const MEMBER_KINDS: &[&str] = &[
     "method",
     "constructor",
     "property",
@@ -114,6 +116,28 @@ pub struct Fitted {
 impl Eq for Accuracy {}
 impl Eq for Fitted {}
 
+/// `fitted on N commits of this history: names/BM25/vectors …; on M
+/// others, Acc@5/@10: …` (what `index` and the bench print).
+impl std::fmt::Display for Fitted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [n, t, v] = self.weights;
+        let pair = |a: &Accuracy| format!("{:.1}/{:.1}%", a.at5, a.at10);
+        write!(
+            f,
+            "fitted on {} commits of this history: names/BM25/vectors {n}/{t}/{v}, graph \
+             expansion of the top {}; on {} others, Acc@5/@10: BM25 {}, vectors {}, default {}, \
+             fitted {}",
+            self.fitted_on,
+            self.expand_top,
+            self.measured_on,
+            pair(&self.bm25),
+            pair(&self.vectors),
+            pair(&self.default),
+            pair(&self.fitted)
+        )
+    }
+}
+
 impl Fitted {
     fn path(state: &StateDir) -> PathBuf {
         state.semantic().join("fusion.json")
@@ -156,7 +180,7 @@ pub fn params(state: &StateDir, model: &str) -> HybridParams {
 pub fn task(reader: &Reader<'_>, limit: usize) -> Result<Vec<TaskQuery>, SemanticError> {
     let mut by_commit: BTreeMap<(i64, String), TaskQuery> = BTreeMap::new();
     for m in reader.modifications()? {
-        if !MEMBERS.contains(&m.kind.as_str()) || m.subject.trim().is_empty() {
+        if !MEMBER_KINDS.contains(&m.kind.as_str()) || m.subject.trim().is_empty() {
             continue;
         }
         by_commit
