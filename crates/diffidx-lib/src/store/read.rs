@@ -84,6 +84,30 @@ impl<'s> Reader<'s> {
         }
     }
 
+    /// The rows of a query about some symbols: `one` (with `$id`) per
+    /// symbol when they are few, else `all` (with `$ids`) once. Kuzu finds
+    /// a node by its key for `{id: $id}` but scans the table for
+    /// `id IN $ids`: on App-vNext/Polly's 26,787 symbols, a symbol's changes
+    /// took 1.1 ms one way and 6.2 ms the other.
+    fn by_ids(
+        &self,
+        ids: &HashSet<String>,
+        one: &str,
+        all: &str,
+        what: &'static str,
+    ) -> Result<Vec<Vec<Value>>> {
+        if ids.len() > LOOKUPS_PER_QUERY {
+            return self.run(all, what, vec![("ids", string_list(ids))]);
+        }
+        let mut sorted: Vec<&String> = ids.iter().collect();
+        sorted.sort();
+        let mut rows = Vec::new();
+        for id in sorted {
+            rows.extend(self.run(one, what, vec![("id", string(id))])?);
+        }
+        Ok(rows)
+    }
+
     pub(super) fn run(
         &self,
         text: &str,
@@ -227,12 +251,16 @@ impl<'s> Reader<'s> {
         }
         // Follow moves and lineage both ways, one hop at a time: earlier and
         // later identities.
-        let hop = "MATCH (a:Symbol)-[:MOVED_TO|:CONTINUES]-(b:Symbol) WHERE a.id IN $ids \
-                   RETURN DISTINCT b.id";
         let mut frontier = ids.clone();
         for _ in 0..16 {
             let next: HashSet<String> = self
-                .run(hop, "follow moves", vec![("ids", string_list(&frontier))])?
+                .by_ids(
+                    &frontier,
+                    "MATCH (a:Symbol {id: $id})-[:MOVED_TO|:CONTINUES]-(b:Symbol) RETURN DISTINCT b.id",
+                    "MATCH (a:Symbol)-[:MOVED_TO|:CONTINUES]-(b:Symbol) WHERE a.id IN $ids \
+                     RETURN DISTINCT b.id",
+                    "follow moves",
+                )?
                 .iter()
                 .filter_map(|r| as_string(&r[0]))
                 .filter(|id| !ids.contains(id))
@@ -243,24 +271,37 @@ impl<'s> Reader<'s> {
             ids.extend(next.iter().cloned());
             frontier = next;
         }
-        // Ties (a signature change is a DELETED and an ADDED on one line)
-        // are broken by status and id: the same store gives the same answer.
-        let rows = self.run(
-            "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE s.id IN $ids \
-             RETURN c.sha, c.date, c.author, c.subject, e.status, s.kind, s.path, e.old_path, \
-             s.qualname, s.sig, e.start_line, e.end_line, s.id \
-             ORDER BY c.time DESC, c.seq DESC, s.path, e.start_line, e.status, s.id",
+        const CHANGES: &str = "RETURN c.sha, c.date, c.author, c.subject, e.status, s.kind, \
+             s.path, e.old_path, s.qualname, s.sig, e.start_line, e.end_line, s.id, c.time, c.seq";
+        let mut rows = self.by_ids(
+            &ids,
+            &format!("MATCH (s:Symbol {{id: $id}})-[e:CHANGED_IN]->(c:Commit) {CHANGES}"),
+            &format!("MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE s.id IN $ids {CHANGES}"),
             "read history",
-            vec![("ids", string_list(&ids))],
         )?;
+        // Newest first; ties (a signature change is a DELETED and an ADDED
+        // on one line) are broken by path, line, status and id: the same
+        // store gives the same answer.
+        rows.sort_by_cached_key(|r| {
+            let int = |v: &Value| as_i64(v).unwrap_or(0);
+            (
+                std::cmp::Reverse((int(&r[13]), int(&r[14]))),
+                as_string(&r[6]),
+                int(&r[10]),
+                as_string(&r[4]),
+                as_string(&r[12]),
+            )
+        });
         let text = |v: &Value| as_string(v).unwrap_or_default();
         // Lineage into these symbols, by (commit, new symbol).
         let mut lineage: HashMap<(String, String), Lineage> = self
-            .run(
+            .by_ids(
+                &ids,
+                "MATCH (a:Symbol)-[l:CONTINUES]->(b:Symbol {id: $id}) \
+                 RETURN l.sha, b.id, a.id, a.qualname, a.sig, a.path, l.similarity",
                 "MATCH (a:Symbol)-[l:CONTINUES]->(b:Symbol) WHERE b.id IN $ids \
                  RETURN l.sha, b.id, a.id, a.qualname, a.sig, a.path, l.similarity",
                 "read lineage",
-                vec![("ids", string_list(&ids))],
             )?
             .iter()
             .map(|r| {
@@ -309,6 +350,10 @@ impl<'s> Reader<'s> {
             .collect())
     }
 }
+
+/// Symbols looked up one by one by key before a scan of the table costs
+/// less (a key lookup with its changes about 1 ms, a scan about 6).
+const LOOKUPS_PER_QUERY: usize = 6;
 
 /// What the store knows of a name whose history is empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
