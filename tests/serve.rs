@@ -392,3 +392,69 @@ fn a_server_keeps_trying_to_reopen_a_store_it_released() {
     server.lines_until("reopened the store after a writer");
     assert_eq!(log_json(&repo, true), direct);
 }
+
+/// The server finds the symbols a query names in its name index, not with
+/// a scan of the store: every kind of query gets the store's answer.
+#[test]
+fn the_server_finds_the_symbols_of_every_query_like_the_store() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/Shop/Cart.cs",
+        "namespace Shop { class Cart { int Total() => 1; int Total(int tax) => tax; \
+         void Add(string item) { } } class Order { int Total() => 5; } }\n",
+    );
+    repo.write(
+        "src/util.rs",
+        "pub fn total() -> u32 { 1 }\nmod inner { pub fn total() -> u32 { 2 } }\n",
+    );
+    repo.commit("first");
+    repo.write(
+        "src/Shop/Cart.cs",
+        "namespace Shop { class Cart { int Total() => 2; int Total(int tax) => tax + 1; } \
+         class Order { int Total() => 6; } }\n",
+    );
+    repo.write(
+        "src/util.rs",
+        "pub fn total() -> u32 { 3 }\nmod inner { pub fn total() -> u32 { 2 } }\n",
+    );
+    repo.commit("second");
+    // A move: Order goes to its own file.
+    repo.write(
+        "src/Shop/Cart.cs",
+        "namespace Shop { class Cart { int Total() => 2; int Total(int tax) => tax + 1; } }\n",
+    );
+    repo.write(
+        "src/Shop/Order.cs",
+        "namespace Shop { class Order { int Total() => 6; } }\n",
+    );
+    repo.commit("move order");
+    succeeded(&repo.diffidx(&["index"]));
+
+    let queries: [&[&str]; 8] = [
+        &["log", "--symbol", "Total", "--json"],
+        &["log", "--symbol", "Cart.Total", "--json"],
+        &["log", "--symbol", "Shop.Cart.Total(int)", "--json"],
+        &["log", "--symbol", "Order.Total", "--json"],
+        &["log", "--symbol", "Total", "--kind", "method", "--json"],
+        &[
+            "log",
+            "--symbol",
+            "total",
+            "--path",
+            "src/util.rs",
+            "--json",
+        ],
+        &["log", "--symbol", "inner::total", "--json"],
+        &["log", "--symbol", "Add", "--all", "--json"],
+    ];
+    let direct: Vec<String> = queries.iter().map(|q| answer(&repo, q, false)).collect();
+    assert!(direct[3].contains("move order"), "{}", direct[3]);
+    assert_ne!(
+        direct[1], direct[2],
+        "an overload is picked by its signature"
+    );
+    let _server = Server::start(&repo, "60");
+    for (query, direct) in queries.iter().zip(&direct) {
+        assert_eq!(&answer(&repo, query, true), direct, "{query:?}");
+    }
+}

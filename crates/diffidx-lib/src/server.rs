@@ -369,13 +369,20 @@ impl SearchCache {
     }
 }
 
+/// `names`, the name index of the store state (when it could be read),
+/// finds the matching symbols without a scan of the store.
 fn read_history(
     reader: &Reader<'_>,
+    names: Option<&crate::search::Searcher>,
     query: &SymbolQuery,
     head: Option<&str>,
     history: Option<&std::collections::HashSet<diffidx_core::ObjectId>>,
 ) -> Response {
-    match reader.history(query) {
+    let entries = match names {
+        Some(names) => reader.history_of(names.matching(query)),
+        None => reader.history(query),
+    };
+    match entries {
         Ok(entries) => {
             let near = if entries.is_empty() {
                 reader
@@ -419,11 +426,17 @@ fn answer_open(
             in_history,
         }) => match head.as_deref().filter(|_| in_history) {
             Some(tip) => match ancestors.of(repo, tip) {
-                Some(history) => read_history(reader, &query, Some(tip), Some(history)),
+                Some(history) => {
+                    let names = searcher.of(reader, &StateDir::of(repo)).ok();
+                    read_history(reader, names, &query, Some(tip), Some(history))
+                }
                 // The client walks the history itself.
                 None => Response::failure(format!("cannot walk the history of {tip}")),
             },
-            None => read_history(reader, &query, head.as_deref(), None),
+            None => {
+                let names = searcher.of(reader, &StateDir::of(repo)).ok();
+                read_history(reader, names, &query, head.as_deref(), None)
+            }
         },
         Request::Graph(query) => match crate::codegraph::graph(reader, &query) {
             Ok(answer) => Response {

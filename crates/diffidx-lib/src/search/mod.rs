@@ -332,6 +332,12 @@ impl Searcher {
 }
 
 impl Searcher {
+    /// The ids of the symbols matching a `log` query, from the names held
+    /// (see [`NameIndex::matching`]).
+    pub fn matching(&self, query: &diffidx_core::SymbolQuery) -> std::collections::HashSet<String> {
+        self.names.matching(query)
+    }
+
     /// The text tier's ranking alone (symbol ids, best first), for
     /// comparisons.
     pub fn text_ranking(&self, query: &str, limit: usize) -> Result<Vec<String>, StoreError> {

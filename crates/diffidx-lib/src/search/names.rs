@@ -59,6 +59,23 @@ impl NameIndex {
         &self.entries
     }
 
+    /// The ids of the symbols matching `query`, as
+    /// [`crate::store::Reader::matching`] finds them with a scan of the
+    /// store: own name, signature and kind equal, then the qualname and
+    /// path rules. The query server holds this index, so its `log` skips
+    /// that scan (about 5 ms of 26,787 symbols on App-vNext/Polly).
+    pub fn matching(&self, query: &diffidx_core::SymbolQuery) -> std::collections::HashSet<String> {
+        let name = query.own_name();
+        self.entries
+            .iter()
+            .filter(|e| e.name == name)
+            .filter(|e| query.sig.as_ref().is_none_or(|sig| *sig == e.sig))
+            .filter(|e| query.kind.is_none_or(|k| k.as_str() == e.kind))
+            .filter(|e| query.matches(&e.qualname) && query.matches_path(&e.path))
+            .map(|e| e.id.clone())
+            .collect()
+    }
+
     /// Every entry `keep` accepts that matches `query`, with its score,
     /// best first.
     pub fn find(&self, query: &str, keep: impl Fn(&SymbolEntry) -> bool) -> Vec<(usize, f64)> {

@@ -224,7 +224,14 @@ impl<'s> Reader<'s> {
 
     /// The history of the symbols matching `query`, following moves, newest first.
     pub fn history(&self, query: &SymbolQuery) -> Result<Vec<HistoryEntry>> {
-        // Candidates by own name (an equality scan), then the qualname rule.
+        self.history_of(self.matching(query)?)
+    }
+
+    /// The ids of the symbols matching `query`: candidates by own name (an
+    /// equality scan of the table), then the qualname and path rules. The
+    /// query server finds them in its name index instead
+    /// ([`crate::search::NameIndex::matching`]).
+    pub fn matching(&self, query: &SymbolQuery) -> Result<HashSet<String>> {
         let mut filters = vec!["s.name = $name".to_owned()];
         let mut params = vec![("name", string(query.own_name()))];
         if let Some(sig) = &query.sig {
@@ -239,13 +246,17 @@ impl<'s> Reader<'s> {
             "MATCH (s:Symbol) WHERE {} RETURN s.id, s.qualname, s.path",
             filters.join(" AND ")
         );
-        let mut ids: HashSet<String> = self
+        Ok(self
             .run(&matching, "match symbols", params)?
             .iter()
             .filter(|r| as_string(&r[1]).is_some_and(|q| query.matches(&q)))
             .filter(|r| as_string(&r[2]).is_some_and(|p| query.matches_path(&p)))
             .filter_map(|r| as_string(&r[0]))
-            .collect();
+            .collect())
+    }
+
+    /// The history of the symbols `ids`, following moves, newest first.
+    pub fn history_of(&self, mut ids: HashSet<String>) -> Result<Vec<HistoryEntry>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
