@@ -24,7 +24,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use diffidx_lib::search::{Scope, SearchQuery, Searcher};
+use diffidx_lib::search::{SearchQuery, Searcher};
 use process::{bin, git, percentile_ms, run};
 
 fn timed(f: impl FnOnce()) -> Duration {
@@ -248,16 +248,9 @@ fn main() {
         }
         asked += 1;
         let query = SearchQuery {
-            query: subject.to_owned(),
-            kind: None,
-            path: None,
-            lang: None,
-            scope: Scope::All,
-            limit: 10,
             text: false,
             semantic: false,
-            hyde: false,
-            rerank: 0,
+            ..SearchQuery::everywhere(subject, 10)
         };
         let hits: Vec<String> = searcher
             .search(&reader, &query)

@@ -22,7 +22,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use diffidx_lib::search::{HybridParams, Scope, SearchQuery, Searcher};
+use diffidx_lib::search::{HybridParams, SearchQuery, Searcher};
 use diffidx_lib::semantic::SemanticSearcher;
 use process::{bin, git, percentile_ms, run, run_sampling};
 
@@ -185,18 +185,7 @@ fn main() {
             continue;
         }
         asked += 1;
-        let query = SearchQuery {
-            query: subject.to_owned(),
-            kind: None,
-            path: None,
-            lang: None,
-            scope: Scope::All,
-            limit: 10,
-            text: true,
-            semantic: true,
-            hyde: false,
-            rerank: 0,
-        };
+        let query = SearchQuery::everywhere(subject, 10);
         let start = Instant::now();
         let vectors = semantic
             .rank(subject, diffidx_lib::search::candidates(10))

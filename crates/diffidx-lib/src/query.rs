@@ -322,7 +322,7 @@ const RELEVANCE_CANDIDATES: usize = 400;
 /// `search --semantic` fuses them (without graph expansion). A semantic
 /// layer that cannot be used is a warning, and the others answer.
 pub fn relevance(repo: &Repo, text: &str, ids: &[&str]) -> Result<Relevance, QueryError> {
-    use crate::search::{HybridParams, Scope, SearchQuery};
+    use crate::search::{HybridParams, SearchQuery};
     use crate::semantic::{configured_source, SemanticSearcher};
     let state = answerable(repo)?;
     let store = open::for_reading(repo, Duration::from_secs(10))?;
@@ -332,18 +332,7 @@ pub fn relevance(repo: &Repo, text: &str, ids: &[&str]) -> Result<Relevance, Que
         matched_by: vec!["names", "text"],
         ..Relevance::default()
     };
-    let query = SearchQuery {
-        query: text.to_owned(),
-        kind: None,
-        path: None,
-        lang: None,
-        scope: Scope::All,
-        limit: RELEVANCE_CANDIDATES,
-        text: true,
-        semantic: true,
-        hyde: false,
-        rerank: 0,
-    };
+    let query = SearchQuery::everywhere(text, RELEVANCE_CANDIDATES);
     let mut vectors = Vec::new();
     let mut params = HybridParams {
         expand_top: 0,

@@ -424,20 +424,17 @@ fn answer_open(
             query,
             head,
             in_history,
-        }) => match head.as_deref().filter(|_| in_history) {
-            Some(tip) => match ancestors.of(repo, tip) {
-                Some(history) => {
-                    let names = searcher.of(reader, &StateDir::of(repo)).ok();
-                    read_history(reader, names, &query, Some(tip), Some(history))
-                }
-                // The client walks the history itself.
-                None => Response::failure(format!("cannot walk the history of {tip}")),
-            },
-            None => {
-                let names = searcher.of(reader, &StateDir::of(repo)).ok();
-                read_history(reader, names, &query, head.as_deref(), None)
+        }) => {
+            let names = searcher.of(reader, &StateDir::of(repo)).ok();
+            match head.as_deref().filter(|_| in_history) {
+                Some(tip) => match ancestors.of(repo, tip) {
+                    Some(history) => read_history(reader, names, &query, Some(tip), Some(history)),
+                    // The client walks the history itself.
+                    None => Response::failure(format!("cannot walk the history of {tip}")),
+                },
+                None => read_history(reader, names, &query, head.as_deref(), None),
             }
-        },
+        }
         Request::Graph(query) => match crate::codegraph::graph(reader, &query) {
             Ok(answer) => Response {
                 graph: Some(Box::new(answer)),

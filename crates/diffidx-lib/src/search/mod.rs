@@ -85,6 +85,24 @@ pub struct SearchQuery {
 }
 
 impl SearchQuery {
+    /// A query over every symbol, live or deleted, with no filter, ranked
+    /// by names, text and vectors (no model steps): what the retrieval
+    /// task and `context --query` ask.
+    pub fn everywhere(query: &str, limit: usize) -> SearchQuery {
+        SearchQuery {
+            query: query.to_owned(),
+            kind: None,
+            path: None,
+            lang: None,
+            scope: Scope::All,
+            limit,
+            text: true,
+            semantic: true,
+            hyde: false,
+            rerank: 0,
+        }
+    }
+
     fn keeps(&self, e: &SymbolEntry) -> bool {
         let scope = match self.scope {
             Scope::Live => !e.deleted,

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::{SemanticError, SemanticSearcher};
-use crate::search::{candidates, HybridParams, Scope, SearchQuery, Searcher};
+use crate::search::{candidates, HybridParams, SearchQuery, Searcher};
 use crate::state::StateDir;
 use crate::store::Reader;
 
@@ -219,18 +219,7 @@ pub fn fit(
     let variants = variants();
     let mut counts: Vec<Vec<(usize, usize)>> = Vec::with_capacity(queries.len());
     for q in queries {
-        let search = SearchQuery {
-            query: q.subject.clone(),
-            kind: None,
-            path: None,
-            lang: None,
-            scope: Scope::All,
-            limit: 10,
-            text: true,
-            semantic: true,
-            hyde: false,
-            rerank: 0,
-        };
+        let search = SearchQuery::everywhere(&q.subject, 10);
         let vectors = semantic.rank(&q.subject, candidates(10))?;
         let mut row = vec![
             hits(&searcher.text_ranking(&q.subject, 10)?, q),

@@ -393,12 +393,30 @@ mod tests {
         "\"",
     ];
 
-    fn database(dir: &std::path::Path) -> Database {
-        Database::new(
-            dir.join("db"),
+    /// Runs `test` on a fresh database holding the tables `T` and `R`.
+    fn with_tables(test: impl FnOnce(&Connection<'_>)) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::new(
+            dir.path().join("db"),
             SystemConfig::default().buffer_pool_size(64 << 20),
         )
-        .unwrap()
+        .unwrap();
+        let conn = Connection::new(&db).unwrap();
+        schema(&conn);
+        test(&conn);
+    }
+
+    /// Stages node rows of `T` in a file, as `insert_nodes` does.
+    fn copy_nodes(conn: &Connection<'_>, rows: &[Value]) -> Result<bool> {
+        copy_from_file(
+            conn,
+            "test",
+            "T",
+            &NODE_COLUMNS,
+            &["CAST(NULL AS INT64)"],
+            "",
+            rows,
+        )
     }
 
     fn schema(conn: &Connection<'_>) {
@@ -432,141 +450,118 @@ mod tests {
 
     #[test]
     fn rows_copied_from_a_file_read_back_exactly() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = database(dir.path());
-        let conn = Connection::new(&db).unwrap();
-        schema(&conn);
-        let rows: Vec<Value> = AWKWARD
-            .iter()
-            .enumerate()
-            .map(|(i, t)| node(i, t))
-            .collect();
-        let copied = copy_from_file(
-            &conn,
-            "test",
-            "T",
-            &NODE_COLUMNS,
-            &["CAST(NULL AS INT64)"],
-            "",
-            &rows,
-        )
-        .unwrap();
-        assert!(copied, "these rows are staged in a file");
-        let rels: Vec<Value> = AWKWARD
-            .iter()
-            .enumerate()
-            .skip(1)
-            .map(|(i, t)| {
-                Value::Struct(vec![
-                    ("to".into(), Value::String(format!("0{}", i - 1))),
-                    ("from".into(), Value::String(format!("0{i}"))),
-                    ("text".into(), string(t)),
-                    ("x".into(), Value::Double(1e-7 * i as f64)),
-                ])
-            })
-            .collect();
-        insert_rels(
-            &conn,
-            "test",
-            "R",
-            ("T", "T"),
-            &["from", "to", "text", "x"],
-            rels,
-            Insert::Bulk,
-        )
-        .unwrap();
-
-        let nodes = query(
-            &conn,
-            "read",
-            "MATCH (t:T) RETURN t.id, t.text, t.n, t.flag, t.x, t.extra ORDER BY t.id",
-        )
-        .unwrap();
-        assert_eq!(nodes.len(), AWKWARD.len());
-        for (i, text) in AWKWARD.iter().enumerate() {
-            let row = nodes
+        with_tables(|conn| {
+            let rows: Vec<Value> = AWKWARD
                 .iter()
-                .find(|r| as_string(&r[0]).as_deref() == Some(format!("0{i}").as_str()))
-                .unwrap_or_else(|| panic!("node 0{i} is missing"));
-            assert_eq!(as_string(&row[1]).as_deref(), Some(*text), "node 0{i}");
-            assert_eq!(as_i64(&row[2]), Some(-(i as i64) << 40));
-            assert_eq!(row[3], Value::Bool(i % 2 == 1));
-            assert_eq!(row[4], Value::Double(i as f64 / 3.0));
-            assert!(matches!(row[5], Value::Null(_)), "{:?}", row[5]);
-        }
-        let edges = query(
-            &conn,
-            "read",
-            "MATCH (a:T)-[r:R]->(b:T) RETURN a.id, b.id, r.text, r.x",
-        )
-        .unwrap();
-        assert_eq!(edges.len(), AWKWARD.len() - 1);
-        for row in &edges {
-            let from: usize = as_string(&row[0]).unwrap().parse().unwrap();
-            assert_eq!(as_string(&row[1]), Some(format!("0{}", from - 1)));
-            assert_eq!(as_string(&row[2]).as_deref(), Some(AWKWARD[from]));
-            assert_eq!(row[3], Value::Double(1e-7 * from as f64));
-        }
+                .enumerate()
+                .map(|(i, t)| node(i, t))
+                .collect();
+            let copied = copy_nodes(conn, &rows).unwrap();
+            assert!(copied, "these rows are staged in a file");
+            let rels: Vec<Value> = AWKWARD
+                .iter()
+                .enumerate()
+                .skip(1)
+                .map(|(i, t)| {
+                    Value::Struct(vec![
+                        ("to".into(), Value::String(format!("0{}", i - 1))),
+                        ("from".into(), Value::String(format!("0{i}"))),
+                        ("text".into(), string(t)),
+                        ("x".into(), Value::Double(1e-7 * i as f64)),
+                    ])
+                })
+                .collect();
+            insert_rels(
+                conn,
+                "test",
+                "R",
+                ("T", "T"),
+                &["from", "to", "text", "x"],
+                rels,
+                Insert::Bulk,
+            )
+            .unwrap();
+
+            let nodes = query(
+                conn,
+                "read",
+                "MATCH (t:T) RETURN t.id, t.text, t.n, t.flag, t.x, t.extra ORDER BY t.id",
+            )
+            .unwrap();
+            assert_eq!(nodes.len(), AWKWARD.len());
+            for (i, text) in AWKWARD.iter().enumerate() {
+                let row = nodes
+                    .iter()
+                    .find(|r| as_string(&r[0]).as_deref() == Some(format!("0{i}").as_str()))
+                    .unwrap_or_else(|| panic!("node 0{i} is missing"));
+                assert_eq!(as_string(&row[1]).as_deref(), Some(*text), "node 0{i}");
+                assert_eq!(as_i64(&row[2]), Some(-(i as i64) << 40));
+                assert_eq!(row[3], Value::Bool(i % 2 == 1));
+                assert_eq!(row[4], Value::Double(i as f64 / 3.0));
+                assert!(matches!(row[5], Value::Null(_)), "{:?}", row[5]);
+            }
+            let edges = query(
+                conn,
+                "read",
+                "MATCH (a:T)-[r:R]->(b:T) RETURN a.id, b.id, r.text, r.x",
+            )
+            .unwrap();
+            assert_eq!(edges.len(), AWKWARD.len() - 1);
+            for row in &edges {
+                let from: usize = as_string(&row[0]).unwrap().parse().unwrap();
+                assert_eq!(as_string(&row[1]), Some(format!("0{}", from - 1)));
+                assert_eq!(as_string(&row[2]).as_deref(), Some(AWKWARD[from]));
+                assert_eq!(row[3], Value::Double(1e-7 * from as f64));
+            }
+        });
     }
 
     /// One row, so that nothing but its own fields tells a column's type:
     /// Kuzu guesses `f` is a boolean and `1` a number unless told.
     #[test]
     fn a_lone_row_of_words_that_look_like_other_types_stays_text() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = database(dir.path());
-        let conn = Connection::new(&db).unwrap();
-        schema(&conn);
-        for (i, text) in ["f", "true", "1", "2024-01-01", "[1,2]", "{a: 1}"]
-            .iter()
-            .enumerate()
-        {
-            let copied = copy_from_file(
-                &conn,
-                "test",
-                "T",
-                &NODE_COLUMNS,
-                &["CAST(NULL AS INT64)"],
-                "",
-                &[node(i, text)],
-            );
-            assert!(copied.unwrap(), "{text}");
-            let got = query(
-                &conn,
-                "read",
-                &format!("MATCH (t:T) WHERE t.id = '0{i}' RETURN t.text"),
-            )
-            .unwrap();
-            assert_eq!(as_string(&got[0][0]).as_deref(), Some(*text));
-        }
+        with_tables(|conn| {
+            for (i, text) in ["f", "true", "1", "2024-01-01", "[1,2]", "{a: 1}"]
+                .iter()
+                .enumerate()
+            {
+                let copied = copy_nodes(conn, &[node(i, text)]);
+                assert!(copied.unwrap(), "{text}");
+                let got = query(
+                    conn,
+                    "read",
+                    &format!("MATCH (t:T) WHERE t.id = '0{i}' RETURN t.text"),
+                )
+                .unwrap();
+                assert_eq!(as_string(&got[0][0]).as_deref(), Some(*text));
+            }
+        });
     }
 
     #[test]
     fn rows_a_file_cannot_carry_go_in_from_a_parameter_list() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = database(dir.path());
-        let conn = Connection::new(&db).unwrap();
-        schema(&conn);
-        // A column whose type a CSV field does not carry here: a null.
-        let mut odd = node(7, "odd");
-        if let Value::Struct(fields) = &mut odd {
-            fields.retain(|(k, _)| k != "x");
-            fields.push(("x".into(), Value::Null(LogicalType::Double)));
-        }
-        let rows = vec![odd, node(8, "")];
-        let copied = copy_from_file(&conn, "test", "T", &NODE_COLUMNS, &[], "", &rows);
-        assert!(!copied.unwrap(), "a null is not staged in a file");
-        insert_nodes(
-            &conn,
-            "test",
-            "T",
-            &NODE_COLUMNS,
-            &["CAST(NULL AS INT64)"],
-            rows,
-        )
-        .unwrap();
-        let texts = query(&conn, "read", "MATCH (t:T) RETURN t.text ORDER BY t.id").unwrap();
-        let texts: Vec<Option<String>> = texts.iter().map(|r| as_string(&r[0])).collect();
-        assert_eq!(texts, [Some("odd".to_owned()), Some(String::new())]);
+        with_tables(|conn| {
+            // A column whose type a CSV field does not carry here: a null.
+            let mut odd = node(7, "odd");
+            if let Value::Struct(fields) = &mut odd {
+                fields.retain(|(k, _)| k != "x");
+                fields.push(("x".into(), Value::Null(LogicalType::Double)));
+            }
+            let rows = vec![odd, node(8, "")];
+            let copied = copy_nodes(conn, &rows);
+            assert!(!copied.unwrap(), "a null is not staged in a file");
+            insert_nodes(
+                conn,
+                "test",
+                "T",
+                &NODE_COLUMNS,
+                &["CAST(NULL AS INT64)"],
+                rows,
+            )
+            .unwrap();
+            let texts = query(conn, "read", "MATCH (t:T) RETURN t.text ORDER BY t.id").unwrap();
+            let texts: Vec<Option<String>> = texts.iter().map(|r| as_string(&r[0])).collect();
+            assert_eq!(texts, [Some("odd".to_owned()), Some(String::new())]);
+        });
     }
 }
