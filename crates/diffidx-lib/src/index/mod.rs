@@ -264,7 +264,10 @@ fn index_locked_with(
     let mut notes = repo.notes()?;
     import_remote_notes(repo, &mut notes, &mut report)?;
     let mut differ = SymbolDiffer::new(repo, options.diff.clone())?;
-    let before = sync_from_notes(&mut notes, &mut differ, &mut report)?;
+    // One handle for the whole run: each close checkpoints the store and
+    // seals it (a hash of every byte), so it is closed once, at the end.
+    let store = open::for_writing(&StateDir::of(repo))?;
+    let before = sync_from_notes(&store, &mut notes, &mut differ, &mut report)?;
     report.times.sync = run_started
         .elapsed()
         .saturating_sub(report.times.notes + report.times.store);
@@ -279,8 +282,9 @@ fn index_locked_with(
     report.times.walk = walk_started.elapsed();
     report.shallow = shallow;
     progress.start(todo.len());
-    let store = diff_and_write(repo, &todo, options, &mut notes, &mut report, progress)?;
-    update_views(&mut differ, store, before, &mut report)?;
+    diff_and_write(&store, &todo, options, &mut notes, &mut report, progress)?;
+    update_views(&mut differ, &store, before, &mut report)?;
+    drop(store);
     let compacting = Instant::now();
     let large_run = report.computed + report.imported >= PACK_AFTER;
     if large_run {
@@ -313,16 +317,15 @@ const IN_FLIGHT: usize = BATCH;
 ///
 /// When either side fails the other stops: records already diffed are
 /// still written (each note is whole), then the first error is returned.
-/// Returns the store the last batch was loaded into.
 fn diff_and_write(
-    repo: &Repo,
+    store: &store::Store,
     todo: &[diffidx_core::git::CommitInfo],
     options: &IndexOptions,
     notes: &mut Notes<'_>,
     report: &mut IndexReport,
     progress: &mut dyn Progress,
-) -> Result<Option<store::Store>> {
-    let shared = repo.share();
+) -> Result<()> {
+    let shared = notes.repo().share();
     let threads = diff_threads();
     report.diff_threads = threads;
     std::thread::scope(|scope| {
@@ -348,23 +351,23 @@ fn diff_and_write(
             Ok(differ) => differ,
             Err(e) => return Err(IndexError::Thread(e.to_string())),
         };
-        let written = write_records(repo, receiver, notes, report, progress);
+        let written = write_records(store, receiver, notes, report, progress);
         let diffed = match differ.join() {
             Ok(diffed) => diffed,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        let store = written?;
+        written?;
         let (stats, blocked) = diffed?;
         report.blobs = stats.blobs;
         report.times.diff = stats.time;
         report.times.waiting_for_writer = blocked;
-        Ok(store)
+        Ok(())
     })
 }
 
 /// Threads the differ may use: two where there are two cores (the writer
 /// shares them; more would only wait on it), `DIFFIDX_DIFF_THREADS` if set.
-fn diff_threads() -> usize {
+pub(crate) fn diff_threads() -> usize {
     std::env::var("DIFFIDX_DIFF_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -376,12 +379,12 @@ fn diff_threads() -> usize {
 /// flushes a batch every [`BATCH`] records, and what is left when the
 /// differ stops.
 fn write_records(
-    repo: &Repo,
+    store: &store::Store,
     receiver: std::sync::mpsc::Receiver<CommitRecord>,
     notes: &mut Notes<'_>,
     report: &mut IndexReport,
     progress: &mut dyn Progress,
-) -> Result<Option<store::Store>> {
+) -> Result<()> {
     let mut batch: Vec<CommitRecord> = Vec::with_capacity(BATCH);
     let mut done = 0;
     loop {
@@ -397,46 +400,40 @@ fn write_records(
         report.count_skips(&record.note);
         batch.push(record);
         if batch.len() >= BATCH {
-            flush(repo, notes, &mut batch, report)?;
+            flush(store, notes, &mut batch, report)?;
         }
         done += 1;
         progress.advance(done);
     }
-    flush(repo, notes, &mut batch, report)
+    flush(store, notes, &mut batch, report)
 }
 
 /// Moves the code graph to `HEAD` once `HEAD` is indexed (an unborn or
 /// unindexed `HEAD` leaves it where it is), then brings the search index
 /// to the store's state, reading the words of the files the graph parsed.
 ///
-/// `store` is the store the run has open, if any: opened and closed once,
-/// a large store costs less (closing checkpoints and seals it). `before`
-/// is the store's search stamp before the run loaded anything.
+/// `before` is the store's search stamp before the run loaded anything.
 fn update_views(
     differ: &mut SymbolDiffer<'_>,
-    store: Option<store::Store>,
+    store: &store::Store,
     before: Option<crate::search::Stamp>,
     report: &mut IndexReport,
 ) -> Result<()> {
     let repo = differ.repo();
     let state = StateDir::of(repo);
-    let store = match store {
-        Some(store) => store,
-        None => open::for_writing(&state)?,
-    };
     let mut fresh = BTreeMap::new();
     let started = Instant::now();
     if crate::settings::code_graph_enabled(repo) {
         if let Ok(head) = repo.resolve_commit("HEAD") {
             if store.has_commit(&head.to_string())? {
-                report.graph = crate::codegraph::update(&store, differ, head, &mut fresh)?;
+                report.graph = crate::codegraph::update(store, differ, head, &mut fresh)?;
             }
         }
     }
     let searching = Instant::now();
     report.times.graph += searching - started;
     report.search = crate::search::update(
-        &store,
+        store,
         &state,
         differ,
         before.as_ref(),
@@ -449,7 +446,7 @@ fn update_views(
         report.semantic = source
             .as_ref()
             .map_err(|e| crate::semantic::SemanticError::Setting(e.to_string()))
-            .and_then(|source| crate::semantic::update(&store, &state, differ, source, &fresh))
+            .and_then(|source| crate::semantic::update(store, &state, differ, source, &fresh))
             .map_err(|e| e.to_string())
             .transpose();
         // Fusion weights fitted to this history, once per model.
@@ -465,7 +462,7 @@ fn update_views(
     }
     if let Some(chat) = crate::semantic::chat::configured_chat(repo) {
         let asking = Instant::now();
-        ask_chat_model(differ, &store, &state, chat, report);
+        ask_chat_model(differ, store, &state, chat, report);
         report.times.llm += asking.elapsed();
     }
     Ok(())
@@ -560,13 +557,13 @@ fn import_remote_notes(repo: &Repo, notes: &mut Notes<'_>, report: &mut IndexRep
 /// Returns the store's search stamp before it loaded anything (`None` for
 /// a store that cannot say).
 fn sync_from_notes(
+    store: &store::Store,
     notes: &mut Notes<'_>,
     differ: &mut SymbolDiffer<'_>,
     report: &mut IndexReport,
 ) -> Result<Option<crate::search::Stamp>> {
     let repo = differ.repo();
     let tip = notes.tip().map(|t| t.to_string());
-    let store = open::for_writing(&StateDir::of(repo))?;
     let before = store
         .reader()
         .and_then(|r| crate::search::Stamp::of(&r))
@@ -580,14 +577,13 @@ fn sync_from_notes(
         // The last writer was killed: its last load may hold a commit but
         // not all of its changes. Such commits are forgotten and loaded
         // again from their notes below.
-        let partial = partly_loaded(notes, &store)?;
+        let partial = partly_loaded(notes, store)?;
         store.forget_commits(&partial)?;
         for sha in &partial {
             have.remove(sha);
         }
         report.reloaded = partial.len();
     }
-    drop(store);
     let mut records = Vec::new();
     for (commit, _) in notes.list()? {
         if have.contains(&commit.to_string()) {
@@ -623,13 +619,12 @@ fn sync_from_notes(
     for record in records {
         batch.push(record);
         if batch.len() >= BATCH {
-            flush(repo, notes, &mut batch, report)?;
+            flush(store, notes, &mut batch, report)?;
         }
     }
-    flush(repo, notes, &mut batch, report)?;
+    flush(store, notes, &mut batch, report)?;
     // Nothing was staged: record the tip as loaded all the same.
     let tip = notes.tip().map(|t| t.to_string());
-    let store = open::for_writing(&StateDir::of(repo))?;
     if store.loaded_notes_tip()? != tip {
         store.load(&[], tip.as_deref())?;
     }
@@ -664,13 +659,13 @@ fn partly_loaded(notes: &mut Notes<'_>, store: &store::Store) -> Result<Vec<Stri
 /// store, which is held open only for that; returns it, for a caller that
 /// writes more right after (the code graph), else it closes when dropped.
 fn flush(
-    repo: &Repo,
+    store: &store::Store,
     notes: &mut Notes<'_>,
     batch: &mut Vec<CommitRecord>,
     report: &mut IndexReport,
-) -> Result<Option<store::Store>> {
+) -> Result<()> {
     if batch.is_empty() && notes.staged() == 0 {
-        return Ok(None);
+        return Ok(());
     }
     let message = format!("diffidx: index {} commits", batch.len());
     crate::fault::point("notes-staged");
@@ -683,7 +678,6 @@ fn flush(
     let tip = notes.tip().map(|t| t.to_string());
     let loading = Instant::now();
     report.times.notes += loading - started;
-    let store = open::for_writing(&StateDir::of(repo))?;
     store.load(batch, tip.as_deref())?;
     report.times.store += loading.elapsed();
     report.loaded += batch.len();
@@ -694,7 +688,7 @@ fn flush(
         }
     }
     batch.clear();
-    Ok(Some(store))
+    Ok(())
 }
 
 /// Recreates the store from the notes alone (no commit is recomputed unless
@@ -758,8 +752,10 @@ fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<I
     let mut report = IndexReport::default();
     let mut notes = repo.notes()?;
     let mut differ = SymbolDiffer::new(repo, diff.clone())?;
-    sync_from_notes(&mut notes, &mut differ, &mut report)?;
-    update_views(&mut differ, None, None, &mut report)?;
+    let store = open::for_writing(state)?;
+    sync_from_notes(&store, &mut notes, &mut differ, &mut report)?;
+    update_views(&mut differ, &store, None, &mut report)?;
+    drop(store);
     if report.loaded >= PACK_AFTER {
         report.compacted = Some(compact(state));
     }

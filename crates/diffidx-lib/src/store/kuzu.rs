@@ -65,11 +65,15 @@ pub fn as_u32(value: &Value) -> u32 {
         .unwrap_or(0)
 }
 
+/// Kuzu reports a short write, which is what a full disk gives first, with
+/// the error text of a call that succeeded ("Error: Success"): the reason
+/// then says what that most likely means.
 fn error(what: &'static str, e: kuzu::Error) -> StoreError {
-    StoreError::Query {
-        what,
-        reason: e.to_string(),
+    let mut reason = e.to_string();
+    if reason.contains("Cannot write to file") && !reason.contains("No space") {
+        reason.push_str(" (a short write: the disk holding the store is likely out of space)");
     }
+    StoreError::Query { what, reason }
 }
 
 pub fn prepare(conn: &Connection<'_>, q: &str) -> Result<PreparedStatement> {

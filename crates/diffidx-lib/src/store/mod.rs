@@ -70,12 +70,30 @@ pub struct Store {
 /// A writer seals the store when it closes: the blake3 of its bytes, so that
 /// `fsck` can tell a store changed by anything but diffidx (readers do not
 /// change the file).
+///
+/// Closing checkpoints, and Kuzu aborts the process when a write fails
+/// while it closes (a full disk: its log writer flushes in a destructor).
+/// So a writer checkpoints first, where a failure is only an error, and
+/// when that fails leaves the files as they are, unsealed and unclosed:
+/// the next writer finds them unclean and recovers (the process is about
+/// to report the error that got it here).
 impl Drop for Store {
     fn drop(&mut self) {
-        drop(self.db.take());
-        if self.access == Access::ReadWrite {
-            seal::write(&self.path);
+        let Some(db) = self.db.take() else {
+            return;
+        };
+        if self.access == Access::ReadOnly {
+            return;
         }
+        let checkpointed = Connection::new(&db)
+            .and_then(|conn| conn.query("CHECKPOINT").map(|_| ()))
+            .is_ok();
+        if !checkpointed {
+            std::mem::forget(db);
+            return;
+        }
+        drop(db);
+        seal::write(&self.path);
     }
 }
 
