@@ -160,3 +160,63 @@ fn falls_to_helper(change: &FileChange) -> bool {
     });
     hash & 1 == 1
 }
+
+/// Files fewer than this have their facts read on the calling thread: a
+/// second thread pays for its own parsers and repository handle.
+const FACTS_ON_TWO_THREADS: usize = 64;
+
+/// The code-graph facts of `files` (see [`SymbolDiffer::file_facts`]), in
+/// order. Many files (a graph built from scratch reads every file of the
+/// tree) are split between `differ` and a helper on a second thread, if
+/// `threads` allows one: every other file goes to the helper, which parses
+/// afresh what `differ` may hold parsed already.
+pub fn file_facts(
+    differ: &mut SymbolDiffer<'_>,
+    files: &[crate::git::FileSide],
+    threads: usize,
+) -> Result<Vec<Option<crate::codegraph::FileFacts>>> {
+    if threads < 2 || files.len() < FACTS_ON_TWO_THREADS || differ.repo.promisor_remote().is_some()
+    {
+        return files
+            .iter()
+            .map(|f| differ.file_facts(f.blob, &f.path))
+            .collect();
+    }
+    let shared = differ.repo.share();
+    let options = differ.options.clone();
+    std::thread::scope(|scope| {
+        let helper = std::thread::Builder::new()
+            .name("diffidx-facts".into())
+            .spawn_scoped(scope, move || -> Result<Vec<_>> {
+                let repo = shared.to_local();
+                let mut helper = SymbolDiffer::new(&repo, options)?;
+                files
+                    .iter()
+                    .skip(1)
+                    .step_by(2)
+                    .map(|f| helper.file_facts(f.blob, &f.path))
+                    .collect()
+            })
+            .map_err(|e| Error::Thread {
+                name: "diffidx-facts".into(),
+                reason: e.to_string(),
+            })?;
+        let own: Result<Vec<_>> = files
+            .iter()
+            .step_by(2)
+            .map(|f| differ.file_facts(f.blob, &f.path))
+            .collect();
+        let theirs = match helper.join() {
+            Ok(theirs) => theirs,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let (own, theirs) = (own?, theirs?);
+        let mut facts = Vec::with_capacity(files.len());
+        let mut theirs = theirs.into_iter();
+        for mine in own {
+            facts.push(mine);
+            facts.extend(theirs.next());
+        }
+        Ok(facts)
+    })
+}

@@ -90,6 +90,7 @@ pub fn update(
         .filter(|f| {
             old_blobs.get(&f.path) != Some(&f.blob.to_string()) || !old.contains_key(&f.path)
         })
+        .cloned()
         .collect();
     // A partial clone fetches what it lacks in one go.
     if repo.promisor_remote().is_some() {
@@ -97,7 +98,7 @@ pub fn update(
             .iter()
             .map(|s| diffidx_core::git::FileChange {
                 old: None,
-                new: Some((*s).clone()),
+                new: Some(s.clone()),
             })
             .collect();
         let missing = repo.lacking(&wanted, |_| true);
@@ -118,13 +119,16 @@ pub fn update(
         new.remove(path);
         changed.insert(path.clone());
     }
-    for side in &changed_sides {
+    let read = diffidx_core::differ::parallel::file_facts(
+        differ,
+        &changed_sides,
+        crate::index::diff_threads(),
+    )?;
+    for (side, facts) in changed_sides.iter().zip(read) {
         let language = Language::from_path(&side.path).expect("filtered to source files");
         // An unreadable file (binary, too large, missing) is in the tree
         // with nothing in it.
-        let facts = differ
-            .file_facts(side.blob, &side.path)?
-            .unwrap_or_default();
+        let facts = facts.unwrap_or_default();
         let json = serde_json::to_string(&facts).unwrap_or_default();
         sources.push(StoredSource {
             path: side.path.clone(),
