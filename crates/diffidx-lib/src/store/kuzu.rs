@@ -131,8 +131,19 @@ pub fn upsert(conn: &Connection<'_>, what: &'static str, q: &str, rows: Vec<Valu
             return run(conn, what, &q);
         }
     }
+    in_chunks(conn, what, q, &rows, 2_000)
+}
+
+/// Runs `q` once per `chunk` rows, the rows passed as `$rows`.
+fn in_chunks(
+    conn: &Connection<'_>,
+    what: &'static str,
+    q: &str,
+    rows: &[Value],
+    chunk: usize,
+) -> Result<()> {
     let mut stmt = prepare(conn, q)?;
-    for chunk in rows.chunks(2000) {
+    for chunk in rows.chunks(chunk) {
         let ty = LogicalType::from(&chunk[0]);
         let list = Value::List(ty, chunk.to_vec());
         execute(conn, what, &mut stmt, vec![("rows", list)])?;
@@ -200,13 +211,7 @@ pub fn insert_nodes(
         "COPY {table} FROM (UNWIND $rows AS r RETURN {})",
         returned.join(", ")
     );
-    let mut stmt = prepare(conn, &q)?;
-    for chunk in rows.chunks(BULK_ROWS) {
-        let ty = LogicalType::from(&chunk[0]);
-        let list = Value::List(ty, chunk.to_vec());
-        execute(conn, what, &mut stmt, vec![("rows", list)])?;
-    }
-    Ok(())
+    in_chunks(conn, what, &q, &rows, BULK_ROWS)
 }
 
 /// How relationships are inserted.
@@ -275,13 +280,7 @@ pub fn insert_rels(
     if how == Insert::PerRow {
         return upsert(conn, what, &q, rows);
     }
-    let mut stmt = prepare(conn, &q)?;
-    for chunk in rows.chunks(BULK_ROWS) {
-        let ty = LogicalType::from(&chunk[0]);
-        let list = Value::List(ty, chunk.to_vec());
-        execute(conn, what, &mut stmt, vec![("rows", list)])?;
-    }
-    Ok(())
+    in_chunks(conn, what, &q, &rows, BULK_ROWS)
 }
 
 /// `COPY`s `rows` (struct values holding `columns`) into `table` from a
@@ -541,6 +540,45 @@ mod tests {
 
     const NODE_COLUMNS: [&str; 5] = ["id", "text", "n", "flag", "x"];
 
+    /// Relationships `0i -> 0(i-1)` carrying the awkward texts, their
+    /// fields out of the table's order.
+    fn chain_rels() -> Vec<Value> {
+        AWKWARD
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, t)| {
+                Value::Struct(vec![
+                    ("to".into(), Value::String(format!("0{}", i - 1))),
+                    ("from".into(), Value::String(format!("0{i}"))),
+                    ("text".into(), string(t)),
+                    ("x".into(), Value::Double(1e-7 * i as f64)),
+                ])
+            })
+            .collect()
+    }
+
+    /// Reads [`chain_rels`] back, checking each one's ends and text;
+    /// returns each one's `from` index and `x`.
+    fn read_chain(conn: &Connection<'_>) -> Vec<(usize, Value)> {
+        let edges = query(
+            conn,
+            "read",
+            "MATCH (a:T)-[r:R]->(b:T) RETURN a.id, b.id, r.text, r.x",
+        )
+        .unwrap();
+        assert_eq!(edges.len(), AWKWARD.len() - 1);
+        edges
+            .into_iter()
+            .map(|row| {
+                let from: usize = as_string(&row[0]).unwrap().parse().unwrap();
+                assert_eq!(as_string(&row[1]), Some(format!("0{}", from - 1)));
+                assert_eq!(as_string(&row[2]).as_deref(), Some(AWKWARD[from]));
+                (from, row[3].clone())
+            })
+            .collect()
+    }
+
     #[test]
     fn rows_copied_from_a_file_read_back_exactly() {
         with_tables(|conn| {
@@ -551,26 +589,13 @@ mod tests {
                 .collect();
             let copied = copy_nodes(conn, &rows).unwrap();
             assert!(copied, "these rows are staged in a file");
-            let rels: Vec<Value> = AWKWARD
-                .iter()
-                .enumerate()
-                .skip(1)
-                .map(|(i, t)| {
-                    Value::Struct(vec![
-                        ("to".into(), Value::String(format!("0{}", i - 1))),
-                        ("from".into(), Value::String(format!("0{i}"))),
-                        ("text".into(), string(t)),
-                        ("x".into(), Value::Double(1e-7 * i as f64)),
-                    ])
-                })
-                .collect();
             insert_rels(
                 conn,
                 "test",
                 "R",
                 ("T", "T"),
                 &["from", "to", "text", "x"],
-                rels,
+                chain_rels(),
                 Insert::Bulk,
             )
             .unwrap();
@@ -593,18 +618,8 @@ mod tests {
                 assert_eq!(row[4], Value::Double(i as f64 / 3.0));
                 assert!(matches!(row[5], Value::Null(_)), "{:?}", row[5]);
             }
-            let edges = query(
-                conn,
-                "read",
-                "MATCH (a:T)-[r:R]->(b:T) RETURN a.id, b.id, r.text, r.x",
-            )
-            .unwrap();
-            assert_eq!(edges.len(), AWKWARD.len() - 1);
-            for row in &edges {
-                let from: usize = as_string(&row[0]).unwrap().parse().unwrap();
-                assert_eq!(as_string(&row[1]), Some(format!("0{}", from - 1)));
-                assert_eq!(as_string(&row[2]).as_deref(), Some(AWKWARD[from]));
-                assert_eq!(row[3], Value::Double(1e-7 * from as f64));
+            for (from, x) in read_chain(conn) {
+                assert_eq!(x, Value::Double(1e-7 * from as f64));
             }
         });
     }
@@ -691,31 +706,10 @@ mod tests {
                 assert_eq!(row[3], Value::Bool(i % 2 == 1));
                 assert_eq!(row[4], Value::Double(i as f64 / 3.0));
             }
-            let rels: Vec<Value> = (1..AWKWARD.len())
-                .map(|i| {
-                    Value::Struct(vec![
-                        ("from".into(), Value::String(format!("0{i}"))),
-                        ("to".into(), Value::String(format!("0{}", i - 1))),
-                        ("text".into(), string(AWKWARD[i])),
-                        ("x".into(), Value::Double(0.5)),
-                    ])
-                })
-                .collect();
             let link = "UNWIND $rows AS r MATCH (a:T {id: r.from}) MATCH (b:T {id: r.to}) \
                         CREATE (a)-[:R {text: r.text, x: r.x}]->(b)";
-            upsert(conn, "test", link, rels).unwrap();
-            let edges = query(
-                conn,
-                "read",
-                "MATCH (a:T)-[r:R]->(b:T) RETURN a.id, b.id, r.text",
-            )
-            .unwrap();
-            assert_eq!(edges.len(), AWKWARD.len() - 1);
-            for row in &edges {
-                let from: usize = as_string(&row[0]).unwrap().parse().unwrap();
-                assert_eq!(as_string(&row[1]), Some(format!("0{}", from - 1)));
-                assert_eq!(as_string(&row[2]).as_deref(), Some(AWKWARD[from]));
-            }
+            upsert(conn, "test", link, chain_rels()).unwrap();
+            read_chain(conn);
             let count = query(conn, "read", "MATCH (t:T) RETURN count(*)").unwrap();
             assert_eq!(
                 as_i64(&count[0][0]),
