@@ -322,11 +322,29 @@ fn updates_equal_a_fresh_build_on_a_changing_history() {
         }),
         Box::new(|r| r.remove("src/store.rs")),
     ];
+    let facts = repo.path().join(".git/diffidx/facts");
     for (i, step) in steps.iter().enumerate() {
         step(&repo);
         repo.git(&["add", "-A"]);
         repo.commit(&format!("step {i}"));
+        // The facts beside the store are a cache: lost or damaged, the
+        // files are parsed again.
+        match i {
+            1 => std::fs::remove_dir_all(&facts).unwrap(),
+            3 => {
+                for entry in std::fs::read_dir(&facts).unwrap() {
+                    std::fs::write(entry.unwrap().path(), b"{\"d\": [").unwrap();
+                }
+            }
+            _ => {}
+        }
         succeeded(&repo.diffidx(&["index"]));
+        let files = std::fs::read_dir(&facts).unwrap().count();
+        let sources = repo.git(&["ls-files", "*.cs", "*.rs"]).lines().count();
+        assert_eq!(
+            files, sources,
+            "one facts file per source file after step {i}"
+        );
         assert_equal_to_fresh_build(&repo);
     }
 }

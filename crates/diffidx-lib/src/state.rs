@@ -56,6 +56,11 @@ impl StateDir {
         self.dir.join("search")
     }
 
+    /// The code graph's per-file facts (`crate::codegraph::FactFiles`).
+    pub fn graph_facts(&self) -> PathBuf {
+        self.dir.join("facts")
+    }
+
     /// The semantic index and its vector cache (`crate::semantic`).
     pub fn semantic(&self) -> PathBuf {
         self.dir.join("semantic")

@@ -7,9 +7,14 @@
 //! (`diffidx_core::codegraph::affected`); nothing else is touched. With no
 //! graph yet, or one of another version, every file is derived: a
 //! from-scratch build, which updates must always equal.
+//!
+//! The store says which blob of each file the graph describes; the facts of
+//! those blobs are kept beside it ([`FactFiles`]).
 
+mod facts;
 mod query;
 
+pub use facts::FactFiles;
 pub use query::{graph, impact, GraphAnswer, GraphQuery, ImpactAnswer, Reached, Touched};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,6 +59,7 @@ pub fn update(
     fresh: &mut BTreeMap<String, Arc<FileFacts>>,
 ) -> Result<Option<GraphReport>, GraphError> {
     let repo: &Repo = differ.repo();
+    let fact_files = FactFiles::new(crate::state::StateDir::of(repo).graph_facts());
     let state = store.graph_state()?;
     let sha = commit.to_string();
     let current = state.version.as_deref() == Some(GRAPH_VERSION);
@@ -63,12 +69,16 @@ pub fn update(
     let mut old: BTreeMap<String, SourceFile> = BTreeMap::new();
     let mut old_blobs: BTreeMap<String, String> = BTreeMap::new();
     if current {
-        for stored in &state.sources {
-            let (Some(language), Ok(facts)) = (
-                Language::from_name(&stored.language),
-                serde_json::from_str::<FileFacts>(&stored.facts),
-            ) else {
-                continue; // unreadable: derived again below as changed
+        let wanted: Vec<(&str, &str)> = state
+            .sources
+            .iter()
+            .map(|s| (s.path.as_str(), s.blob.as_str()))
+            .collect();
+        let read = fact_files.read_many(&wanted, crate::index::diff_threads());
+        for (stored, facts) in state.sources.iter().zip(read) {
+            let (Some(language), Some(facts)) = (Language::from_name(&stored.language), facts)
+            else {
+                continue; // missing or unreadable: parsed again below
             };
             old.insert(
                 stored.path.clone(),
@@ -129,19 +139,25 @@ pub fn update(
         // An unreadable file (binary, too large, missing) is in the tree
         // with nothing in it.
         let facts = facts.unwrap_or_default();
-        let json = serde_json::to_string(&facts).unwrap_or_default();
+        let blob = side.blob.to_string();
+        // Written before the store names the blob; a file that cannot be
+        // written is parsed again by the next update.
+        let _ = fact_files.write(&side.path, &blob, &facts);
         sources.push(StoredSource {
             path: side.path.clone(),
-            blob: side.blob.to_string(),
+            blob,
             language: language.name().to_owned(),
-            facts: json,
         });
         let facts = Arc::new(facts);
         fresh.insert(side.path.clone(), Arc::clone(&facts));
         new.insert(side.path.clone(), SourceFile { language, facts });
         changed.insert(side.path.clone());
     }
-    let rederived = if current {
+    // Without a file's old facts, the names it declared are unknown, and so
+    // are the files whose edges pointed into them: every file is derived
+    // again (and only what differs written).
+    let facts_lost = old.len() < state.sources.len();
+    let rederived = if current && !facts_lost {
         codegraph::affected(&old, &new, &changed)
     } else {
         new.keys().cloned().collect()
@@ -162,6 +178,7 @@ pub fn update(
         derived: rederived.len(),
         files: new.len(),
     };
+    let prune = !sources.is_empty() || !removed.is_empty();
     store.write_graph(&GraphWrite {
         commit: sha,
         version: GRAPH_VERSION.to_owned(),
@@ -173,6 +190,14 @@ pub fn update(
         rows,
         directories,
     })?;
+    if prune {
+        // The files of blobs the graph no longer describes.
+        let live: BTreeMap<&str, String> = tree
+            .iter()
+            .map(|f| (f.path.as_str(), f.blob.to_string()))
+            .collect();
+        fact_files.keep_only(live.iter().map(|(path, blob)| (*path, blob.as_str())));
+    }
     Ok(Some(report))
 }
 

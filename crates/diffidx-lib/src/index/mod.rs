@@ -749,6 +749,7 @@ fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<I
     })?;
     store::remove_files(&state.store(), None);
     let _ = std::fs::remove_dir_all(state.search());
+    crate::codegraph::FactFiles::new(state.graph_facts()).clear();
     let mut report = IndexReport::default();
     let mut notes = repo.notes()?;
     let mut differ = SymbolDiffer::new(repo, diff.clone())?;

@@ -179,6 +179,86 @@ fn bind_row_fields(q: &str) -> String {
     out
 }
 
+/// Reads rows with `q` (given `$paths`) as struct values whose fields are
+/// `names`, in the order `q` returns them: rows as the store holds them,
+/// to compare with rows as [`row`] builds them.
+pub fn read_rows(
+    conn: &Connection<'_>,
+    what: &'static str,
+    q: &str,
+    paths: &[String],
+    names: &[&str],
+) -> Result<Vec<Value>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut stmt = prepare(conn, q)?;
+    let rows = execute(conn, what, &mut stmt, vec![("paths", string_list(paths))])?;
+    Ok(structs(rows, names))
+}
+
+/// Query results as struct values whose fields are `names`.
+pub fn structs(rows: Vec<Vec<Value>>, names: &[&str]) -> Vec<Value> {
+    rows.into_iter()
+        .map(|r| Value::Struct(names.iter().map(|n| n.to_string()).zip(r).collect()))
+        .collect()
+}
+
+/// What to write so that the stored rows become the wanted ones.
+#[derive(Debug, Default)]
+pub struct RowChange {
+    /// One stored row per identity to remove (a statement matching the
+    /// identity removes every stored row that has it).
+    pub delete: Vec<Value>,
+    /// The wanted rows of those identities, and of new ones.
+    pub insert: Vec<Value>,
+}
+
+/// Compares `stored` with `wanted`, field by field. `identity` names the
+/// fields a statement finds a stored row by (a key, or a relationship's
+/// endpoints and file); every identity with a row that differs in any field,
+/// or that one side has more often, is replaced whole: its stored rows
+/// deleted, its wanted rows inserted. Rows alike on both sides are left
+/// alone, which is the point: Kuzu rewrites whatever a transaction touched.
+pub fn row_change(stored: Vec<Value>, wanted: Vec<Value>, identity: &[&str]) -> RowChange {
+    use std::collections::{HashMap, HashSet};
+    let whole = |v: &Value| format!("{v:?}");
+    let ident = |v: &Value| -> String {
+        identity
+            .iter()
+            .map(|f| format!("{:?}", field(v, f)))
+            .collect::<Vec<_>>()
+            .join("\u{1}")
+    };
+    let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
+    for v in &stored {
+        counts.entry(whole(v)).or_default().0 += 1;
+    }
+    for v in &wanted {
+        counts.entry(whole(v)).or_default().1 += 1;
+    }
+    let replaced: HashSet<String> = stored
+        .iter()
+        .chain(&wanted)
+        .filter(|v| counts.get(&whole(v)).is_some_and(|(s, w)| s != w))
+        .map(ident)
+        .collect();
+    let mut deleted = HashSet::new();
+    RowChange {
+        delete: stored
+            .into_iter()
+            .filter(|v| {
+                let id = ident(v);
+                replaced.contains(&id) && deleted.insert(id)
+            })
+            .collect(),
+        insert: wanted
+            .into_iter()
+            .filter(|v| replaced.contains(&ident(v)))
+            .collect(),
+    }
+}
+
 /// Rows per `COPY ... FROM (UNWIND $rows ...)` statement, the fallback of
 /// [`copy_from_file`]: each row becomes several engine values with a copy
 /// of the row's type, so 50,000 rows held 200 MB of them at once.
@@ -577,6 +657,96 @@ mod tests {
                 (from, row[3].clone())
             })
             .collect()
+    }
+
+    fn edge(from: &str, to: &str, text: &str) -> Value {
+        Value::Struct(vec![
+            ("from".into(), string(from)),
+            ("to".into(), string(to)),
+            ("text".into(), string(text)),
+        ])
+    }
+
+    #[test]
+    fn only_identities_whose_rows_differ_are_replaced() {
+        let stored = vec![
+            edge("a", "b", "same"),
+            edge("a", "c", "old"),
+            edge("d", "e", "twice"),
+            edge("d", "e", "twice"),
+            edge("f", "g", "gone"),
+        ];
+        let wanted = vec![
+            edge("a", "b", "same"),
+            edge("a", "c", "new"),
+            edge("d", "e", "twice"),
+            edge("h", "i", "added"),
+        ];
+        let change = row_change(stored, wanted, &["from", "to"]);
+        // One delete per identity: it removes every stored row that has it.
+        assert_eq!(
+            change.delete,
+            vec![
+                edge("a", "c", "old"),
+                edge("d", "e", "twice"),
+                edge("f", "g", "gone")
+            ]
+        );
+        assert_eq!(
+            change.insert,
+            vec![
+                edge("a", "c", "new"),
+                edge("d", "e", "twice"),
+                edge("h", "i", "added")
+            ]
+        );
+        let same = row_change(
+            vec![edge("a", "b", "x")],
+            vec![edge("a", "b", "x")],
+            &["from"],
+        );
+        assert!(same.delete.is_empty() && same.insert.is_empty());
+    }
+
+    /// Rows read back with `read_rows` compare equal to the rows written, so
+    /// an update that changes nothing writes nothing.
+    #[test]
+    fn rows_read_back_equal_the_rows_written() {
+        with_tables(|conn| {
+            let rows: Vec<Value> = AWKWARD
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    Value::Struct(vec![
+                        ("id".into(), Value::String(format!("0{i}"))),
+                        ("text".into(), string(t)),
+                        ("n".into(), Value::Int64(i as i64 - 5)),
+                        ("flag".into(), Value::Bool(i % 2 == 0)),
+                    ])
+                })
+                .collect();
+            upsert(
+                conn,
+                "test",
+                "UNWIND $rows AS r MERGE (t:T {id: r.id}) SET t.text = r.text, t.n = r.n, \
+                 t.flag = r.flag",
+                rows.clone(),
+            )
+            .unwrap();
+            let ids: Vec<String> = (0..AWKWARD.len()).map(|i| format!("0{i}")).collect();
+            let stored = read_rows(
+                conn,
+                "test",
+                "MATCH (t:T) WHERE t.id IN $paths RETURN t.id, t.text, t.n, t.flag",
+                &ids,
+                &["id", "text", "n", "flag"],
+            )
+            .unwrap();
+            assert_eq!(stored.len(), rows.len());
+            let change = row_change(stored, rows, &["id"]);
+            assert!(change.delete.is_empty(), "{:?}", change.delete);
+            assert!(change.insert.is_empty(), "{:?}", change.insert);
+        });
     }
 
     #[test]

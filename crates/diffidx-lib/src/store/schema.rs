@@ -15,7 +15,8 @@
 //!
 //! The code graph at that commit (`crate::codegraph`):
 //! (:Directory {path})  (:Module {name, language})
-//! (:Source {path, blob, language, facts})  each file's facts, for updates
+//! (:Source {path, blob, language})     each file's blob (its facts, for
+//!                                      updates, are beside the store)
 //! (:Directory)-[:CONTAINS]->(:Directory|:File), (:File)-[:CONTAINS]->(:Symbol),
 //! (:Symbol)-[:CONTAINS]->(:Symbol)
 //! (:File)-[:IMPORTS {kind, alias, line}]->(:Module|:File)
@@ -30,7 +31,7 @@
 //! The properties are those of `crate::graph` (the same as in Neo4j), plus
 //! `seq`, which orders commits loaded in the same second (oldest first).
 
-pub const SCHEMA_VERSION: &str = "4";
+pub const SCHEMA_VERSION: &str = "5";
 
 pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -47,7 +48,7 @@ pub const CREATE: &[&str] = &[
     "CREATE REL TABLE IF NOT EXISTS CONTINUES(FROM Symbol TO Symbol, sha STRING, similarity DOUBLE)",
     "CREATE NODE TABLE IF NOT EXISTS Directory(path STRING, PRIMARY KEY(path))",
     "CREATE NODE TABLE IF NOT EXISTS Module(name STRING, language STRING, PRIMARY KEY(name))",
-    "CREATE NODE TABLE IF NOT EXISTS Source(path STRING, blob STRING, language STRING, facts STRING, \
+    "CREATE NODE TABLE IF NOT EXISTS Source(path STRING, blob STRING, language STRING, \
      PRIMARY KEY(path))",
     "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Directory TO Directory, FROM Directory TO File, \
      FROM File TO Symbol, FROM Symbol TO Symbol, file STRING)",
