@@ -261,27 +261,41 @@ impl<'s> Reader<'s> {
             return Ok(Vec::new());
         }
         // Follow moves and lineage both ways, one hop at a time: earlier and
-        // later identities.
+        // later identities. Each query costs the same few tenths of a
+        // millisecond however little it finds, so the lineage below is read
+        // only for the symbols this walk saw with a `CONTINUES` edge (and
+        // for any it had no hop left to look at).
         let mut frontier = ids.clone();
+        let mut continued: HashSet<String> = HashSet::new();
         for _ in 0..16 {
-            let next: HashSet<String> = self
-                .by_ids(
-                    &frontier,
-                    "MATCH (a:Symbol {id: $id})-[:MOVED_TO|:CONTINUES]-(b:Symbol) RETURN DISTINCT b.id",
-                    "MATCH (a:Symbol)-[:MOVED_TO|:CONTINUES]-(b:Symbol) WHERE a.id IN $ids \
-                     RETURN DISTINCT b.id",
-                    "follow moves",
-                )?
-                .iter()
-                .filter_map(|r| as_string(&r[0]))
-                .filter(|id| !ids.contains(id))
-                .collect();
+            let rows = self.by_ids(
+                &frontier,
+                "MATCH (a:Symbol {id: $id})-[r:MOVED_TO|:CONTINUES]-(b:Symbol) \
+                 RETURN DISTINCT a.id, b.id, label(r)",
+                "MATCH (a:Symbol)-[r:MOVED_TO|:CONTINUES]-(b:Symbol) WHERE a.id IN $ids \
+                 RETURN DISTINCT a.id, b.id, label(r)",
+                "follow moves",
+            )?;
+            let mut next: HashSet<String> = HashSet::new();
+            for r in &rows {
+                let (Some(a), Some(b)) = (as_string(&r[0]), as_string(&r[1])) else {
+                    continue;
+                };
+                if as_string(&r[2]).as_deref() == Some("CONTINUES") {
+                    continued.insert(a);
+                }
+                if !ids.contains(&b) {
+                    next.insert(b);
+                }
+            }
             if next.is_empty() {
+                frontier.clear();
                 break;
             }
             ids.extend(next.iter().cloned());
             frontier = next;
         }
+        continued.extend(frontier);
         const CHANGES: &str = "RETURN c.sha, c.date, c.author, c.subject, e.status, s.kind, \
              s.path, e.old_path, s.qualname, s.sig, e.start_line, e.end_line, s.id, c.time, c.seq";
         let mut rows = self.by_ids(
@@ -307,7 +321,7 @@ impl<'s> Reader<'s> {
         // Lineage into these symbols, by (commit, new symbol).
         let mut lineage: HashMap<(String, String), Lineage> = self
             .by_ids(
-                &ids,
+                &continued,
                 "MATCH (a:Symbol)-[l:CONTINUES]->(b:Symbol {id: $id}) \
                  RETURN l.sha, b.id, a.id, a.qualname, a.sig, a.path, l.similarity",
                 "MATCH (a:Symbol)-[l:CONTINUES]->(b:Symbol) WHERE b.id IN $ids \
