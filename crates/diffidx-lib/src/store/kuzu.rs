@@ -111,8 +111,29 @@ const EACH_ROW: &str = "UNWIND $rows AS r ";
 /// App-vNext/Polly symbols: 0.9 s from a parameter list, 0.08 s so).
 /// Otherwise the rows go in as a parameter list, in chunks.
 pub fn upsert(conn: &Connection<'_>, what: &'static str, q: &str, rows: Vec<Value>) -> Result<()> {
+    for_each_row(conn, what, q, rows).map(drop)
+}
+
+/// [`upsert`] for a statement that returns something: which of a batch's
+/// keys are stored, say, found by a key lookup per row where a query
+/// without rows would scan the table.
+pub fn lookup(
+    conn: &Connection<'_>,
+    what: &'static str,
+    q: &str,
+    rows: Vec<Value>,
+) -> Result<Vec<Vec<Value>>> {
+    for_each_row(conn, what, q, rows)
+}
+
+fn for_each_row(
+    conn: &Connection<'_>,
+    what: &'static str,
+    q: &str,
+    rows: Vec<Value>,
+) -> Result<Vec<Vec<Value>>> {
     if rows.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     if let Some(body) = q.strip_prefix(EACH_ROW) {
         let columns = field_names(&rows[0]);
@@ -128,27 +149,29 @@ pub fn upsert(conn: &Connection<'_>, what: &'static str, q: &str, rows: Vec<Valu
                 bound.join(", "),
                 bind_row_fields(body)
             );
-            return run(conn, what, &q);
+            return query(conn, what, &q);
         }
     }
     in_chunks(conn, what, q, &rows, 2_000)
 }
 
-/// Runs `q` once per `chunk` rows, the rows passed as `$rows`.
+/// Runs `q` once per `chunk` rows, the rows passed as `$rows`; returns what
+/// every run returned.
 fn in_chunks(
     conn: &Connection<'_>,
     what: &'static str,
     q: &str,
     rows: &[Value],
     chunk: usize,
-) -> Result<()> {
+) -> Result<Vec<Vec<Value>>> {
     let mut stmt = prepare(conn, q)?;
+    let mut returned = Vec::new();
     for chunk in rows.chunks(chunk) {
         let ty = LogicalType::from(&chunk[0]);
         let list = Value::List(ty, chunk.to_vec());
-        execute(conn, what, &mut stmt, vec![("rows", list)])?;
+        returned.extend(execute(conn, what, &mut stmt, vec![("rows", list)])?);
     }
-    Ok(())
+    Ok(returned)
 }
 
 /// The field names of a struct row, in order.
@@ -291,7 +314,7 @@ pub fn insert_nodes(
         "COPY {table} FROM (UNWIND $rows AS r RETURN {})",
         returned.join(", ")
     );
-    in_chunks(conn, what, &q, &rows, BULK_ROWS)
+    in_chunks(conn, what, &q, &rows, BULK_ROWS).map(drop)
 }
 
 /// How relationships are inserted.
@@ -360,7 +383,7 @@ pub fn insert_rels(
     if how == Insert::PerRow {
         return upsert(conn, what, &q, rows);
     }
-    in_chunks(conn, what, &q, &rows, BULK_ROWS)
+    in_chunks(conn, what, &q, &rows, BULK_ROWS).map(drop)
 }
 
 /// `COPY`s `rows` (struct values holding `columns`) into `table` from a

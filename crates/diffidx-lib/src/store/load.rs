@@ -15,8 +15,8 @@ use ::kuzu::Connection;
 use diffidx_core::CommitRecord;
 
 use super::kuzu::{
-    as_i64, as_string, execute, insert_nodes, insert_rels, prepare, query, row, row_of, run,
-    string_list, upsert, Insert,
+    as_i64, as_string, execute, insert_nodes, insert_rels, lookup, prepare, query, row, row_of,
+    run, string_list, upsert, Insert,
 };
 use super::{set_meta, Result, Store};
 use crate::graph::{ChildOf, GraphRows, MovedTo, Parent, Prop, Row, SymbolNode};
@@ -102,7 +102,7 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
     )?;
     // New symbols go in with `COPY`; only those already stored are
     // updated with a `MERGE`, whose cost grows with the table.
-    let mut stored = symbol_ids(conn)?;
+    let mut stored = symbol_ids(conn, rows)?;
     let (updated, created): (Vec<&SymbolNode>, Vec<&SymbolNode>) =
         rows.symbols.values().partition(|s| stored.contains(&s.id));
     insert_symbols(conn, "symbols", &created, &mut stored)?;
@@ -196,13 +196,48 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
     Ok(())
 }
 
-/// The ids of every stored symbol: one scan, where asking for a batch's
-/// ids (`IN $ids`) compares every row with every id.
-fn symbol_ids(conn: &Connection<'_>) -> Result<HashSet<String>> {
-    Ok(query(conn, "list symbols", "MATCH (s:Symbol) RETURN s.id")?
-        .iter()
-        .filter_map(|r| as_string(&r[0]))
-        .collect())
+/// Past this many keys a batch reads a whole table (one scan) instead of
+/// looking its keys up one by one: a lookup costs about 10 µs, a scan
+/// about 0.3 µs a row (Kuzu 0.11), and a hook run's few keys should not
+/// pay for reading every symbol of the repository. `DIFFIDX_LOOKUPS_AT_MOST`
+/// sets it (a test loads one history both ways).
+fn lookups_at_most() -> usize {
+    static AT_MOST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *AT_MOST.get_or_init(|| {
+        std::env::var("DIFFIDX_LOOKUPS_AT_MOST")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(500)
+    })
+}
+
+/// The stored symbols among those `rows` name (every stored symbol, when
+/// they name many): one scan, where asking for a batch's ids (`IN $ids`)
+/// compares every row with every id.
+fn symbol_ids(conn: &Connection<'_>, rows: &GraphRows) -> Result<HashSet<String>> {
+    let mut named: HashSet<&String> = HashSet::new();
+    named.extend(rows.symbols.keys());
+    named.extend(rows.deleted.keys());
+    for e in &rows.child_of {
+        named.insert(&e.child);
+        if let Parent::Symbol(parent) = &e.parent {
+            named.insert(parent);
+        }
+    }
+    named.extend(rows.changed_in.iter().map(|c| &c.id));
+    named.extend(rows.continues.iter().flat_map(|c| [&c.from, &c.to]));
+    named.extend(rows.moved_to.iter().flat_map(|m| [&m.from, &m.to]));
+    let found = if named.len() <= lookups_at_most() {
+        lookup(
+            conn,
+            "find stored symbols",
+            "UNWIND $rows AS r MATCH (s:Symbol {id: r.id}) RETURN s.id",
+            named.into_iter().map(|id| id_row(id)).collect(),
+        )?
+    } else {
+        query(conn, "list symbols", "MATCH (s:Symbol) RETURN s.id")?
+    };
+    Ok(found.iter().filter_map(|r| as_string(&r[0])).collect())
 }
 
 /// The hierarchy edges already stored among those of `rows` (none when
@@ -211,18 +246,29 @@ fn child_edges(conn: &Connection<'_>, rows: &GraphRows) -> Result<HashSet<ChildO
     if rows.child_of.is_empty() {
         return Ok(HashSet::new());
     }
+    let children: HashSet<&String> = rows.child_of.iter().map(|e| &e.child).collect();
+    let few = children.len() <= lookups_at_most();
+    let child_rows = || children.iter().map(|id| id_row(id)).collect::<Vec<_>>();
     let mut edges = HashSet::new();
-    for (q, file) in [
-        (
-            "MATCH (a:Symbol)-[:CHILD_OF]->(b:Symbol) RETURN a.id, b.id",
-            false,
-        ),
-        (
-            "MATCH (a:Symbol)-[:CHILD_OF]->(f:File) RETURN a.id, f.path",
-            true,
-        ),
-    ] {
-        for r in query(conn, "list hierarchy", q)? {
+    for (parent, key, file) in [("Symbol", "id", false), ("File", "path", true)] {
+        let found = if few {
+            lookup(
+                conn,
+                "find hierarchy",
+                &format!(
+                    "UNWIND $rows AS r MATCH (a:Symbol {{id: r.id}})-[:CHILD_OF]->(b:{parent}) \
+                     RETURN a.id, b.{key}"
+                ),
+                child_rows(),
+            )?
+        } else {
+            query(
+                conn,
+                "list hierarchy",
+                &format!("MATCH (a:Symbol)-[:CHILD_OF]->(b:{parent}) RETURN a.id, b.{key}"),
+            )?
+        };
+        for r in found {
             let (Some(child), Some(parent)) = (as_string(&r[0]), as_string(&r[1])) else {
                 continue;
             };
@@ -343,6 +389,8 @@ fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<Stri
             vec![("paths", string_list(&paths))],
         )? {
             let field = |i: usize| as_string(&r[i]).unwrap_or_default();
+            // Read from the store: stored, whether or not the batch named it.
+            stored.insert(field(0));
             by_text
                 .entry((field(1), field(2), field(3), field(4)))
                 .or_default()
@@ -462,7 +510,7 @@ fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<Stri
             }
         }
     }
-    let linked = moved_links(conn)?;
+    let linked = moved_links(conn, &links)?;
     let (relinked, fresh): (Vec<_>, Vec<_>) = links
         .into_iter()
         .partition(|(from, to, _)| linked.contains(&(from.to_string(), to.to_string())));
@@ -491,14 +539,32 @@ fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<Stri
     )
 }
 
-/// The (from, to) pairs of every stored move.
-fn moved_links(conn: &Connection<'_>) -> Result<HashSet<(String, String)>> {
-    Ok(query(
-        conn,
-        "list moves",
-        "MATCH (a:Symbol)-[:MOVED_TO]->(b:Symbol) RETURN a.id, b.id",
-    )?
-    .iter()
-    .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?)))
-    .collect())
+/// The (from, to) pairs of the stored moves among `links` (every stored
+/// move, when they are many).
+fn moved_links(
+    conn: &Connection<'_>,
+    links: &[(&str, &str, &str)],
+) -> Result<HashSet<(String, String)>> {
+    let found = if links.len() <= lookups_at_most() {
+        let mut froms: Vec<&str> = links.iter().map(|(from, _, _)| *from).collect();
+        froms.sort_unstable();
+        froms.dedup();
+        lookup(
+            conn,
+            "find moves",
+            "UNWIND $rows AS r MATCH (a:Symbol {id: r.id})-[:MOVED_TO]->(b:Symbol) \
+             RETURN a.id, b.id",
+            froms.into_iter().map(id_row).collect(),
+        )?
+    } else {
+        query(
+            conn,
+            "list moves",
+            "MATCH (a:Symbol)-[:MOVED_TO]->(b:Symbol) RETURN a.id, b.id",
+        )?
+    };
+    Ok(found
+        .iter()
+        .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?)))
+        .collect())
 }
