@@ -58,10 +58,24 @@ impl FactFiles {
         })
     }
 
+    /// Writes the facts of each (path, blob); one that cannot be written is
+    /// parsed again by the next update. Returns how many were written.
+    pub fn write_all<F: std::ops::Deref<Target = FileFacts>>(
+        &self,
+        items: &[(String, String, F)],
+    ) -> usize {
+        if items.is_empty() || std::fs::create_dir_all(&self.dir).is_err() {
+            return 0;
+        }
+        items
+            .iter()
+            .filter(|(path, blob, facts)| self.write_file(path, blob, facts).is_ok())
+            .count()
+    }
+
     /// Writes the facts of `path` at `blob`: to a temporary file renamed into
     /// place, so a reader never sees half of one.
-    pub fn write(&self, path: &str, blob: &str, facts: &FileFacts) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
+    fn write_file(&self, path: &str, blob: &str, facts: &FileFacts) -> std::io::Result<()> {
         let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
         file.write_all(&serde_json::to_vec(facts).map_err(std::io::Error::other)?)?;
         file.persist(self.file(path, blob))
@@ -140,9 +154,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let files = FactFiles::new(dir.path().join("facts"));
         assert_eq!(files.read("a.rs", "b1"), None, "nothing written yet");
-        files.write("a.rs", "b1", &facts("one")).unwrap();
-        files.write("a.rs", "b2", &facts("two")).unwrap();
-        files.write("b.rs", "b1", &facts("three")).unwrap();
+        let items = [
+            ("a.rs", "b1", "one"),
+            ("a.rs", "b2", "two"),
+            ("b.rs", "b1", "three"),
+        ]
+        .map(|(path, blob, name)| (path.to_owned(), blob.to_owned(), Box::new(facts(name))));
+        assert_eq!(files.write_all(&items), 3);
         assert_eq!(files.read("a.rs", "b1"), Some(facts("one")));
         assert_eq!(files.read("a.rs", "b2"), Some(facts("two")));
         assert_eq!(files.read("b.rs", "b1"), Some(facts("three")));

@@ -134,21 +134,19 @@ pub fn update(
         &changed_sides,
         crate::index::diff_threads(),
     )?;
+    let mut unwritten = Vec::with_capacity(changed_sides.len());
     for (side, facts) in changed_sides.iter().zip(read) {
         let language = Language::from_path(&side.path).expect("filtered to source files");
         // An unreadable file (binary, too large, missing) is in the tree
         // with nothing in it.
-        let facts = facts.unwrap_or_default();
+        let facts = Arc::new(facts.unwrap_or_default());
         let blob = side.blob.to_string();
-        // Written before the store names the blob; a file that cannot be
-        // written is parsed again by the next update.
-        let _ = fact_files.write(&side.path, &blob, &facts);
+        unwritten.push((side.path.clone(), blob.clone(), Arc::clone(&facts)));
         sources.push(StoredSource {
             path: side.path.clone(),
             blob,
             language: language.name().to_owned(),
         });
-        let facts = Arc::new(facts);
         fresh.insert(side.path.clone(), Arc::clone(&facts));
         new.insert(side.path.clone(), SourceFile { language, facts });
         changed.insert(side.path.clone());
@@ -162,33 +160,43 @@ pub fn update(
     } else {
         new.keys().cloned().collect()
     };
-    let index = DefIndex::new(&new);
-    let mut rows = CodeRows::default();
-    for path in &rederived {
-        let file = &new[path];
-        rows.add_file(path, file.language, &file.facts, index.resolve_file(path));
-    }
-    let file_set_changed =
-        !current || !removed.is_empty() || changed_sides.iter().any(|s| !old.contains_key(&s.path));
-    let directories = file_set_changed.then(|| directory_rows(new.keys().map(String::as_str)));
-    let report = GraphReport {
-        commit: sha.clone(),
-        full: !current,
-        parsed: changed_sides.len(),
-        derived: rederived.len(),
-        files: new.len(),
-    };
     let prune = !sources.is_empty() || !removed.is_empty();
-    store.write_graph(&GraphWrite {
-        commit: sha,
-        version: GRAPH_VERSION.to_owned(),
-        reset: !current,
-        first: state.commit.is_none() && state.sources.is_empty(),
-        removed,
-        sources,
-        rederived: rederived.into_iter().collect(),
-        rows,
-        directories,
+    // The new facts go to their files on another thread while this one
+    // resolves and writes the store: creating a file can cost most of a
+    // millisecond (this machine's ext4), and a graph built from scratch
+    // writes one per source file. A fact file missing when the store
+    // names its blob is a cache miss, never a wrong graph.
+    let report = std::thread::scope(|scope| -> Result<GraphReport, GraphError> {
+        scope.spawn(|| fact_files.write_all(&unwritten));
+        let index = DefIndex::new(&new);
+        let mut rows = CodeRows::default();
+        for path in &rederived {
+            let file = &new[path];
+            rows.add_file(path, file.language, &file.facts, index.resolve_file(path));
+        }
+        let file_set_changed = !current
+            || !removed.is_empty()
+            || changed_sides.iter().any(|s| !old.contains_key(&s.path));
+        let directories = file_set_changed.then(|| directory_rows(new.keys().map(String::as_str)));
+        let report = GraphReport {
+            commit: sha.clone(),
+            full: !current,
+            parsed: changed_sides.len(),
+            derived: rederived.len(),
+            files: new.len(),
+        };
+        store.write_graph(&GraphWrite {
+            commit: sha,
+            version: GRAPH_VERSION.to_owned(),
+            reset: !current,
+            first: state.commit.is_none() && state.sources.is_empty(),
+            removed,
+            sources,
+            rederived: rederived.into_iter().collect(),
+            rows,
+            directories,
+        })?;
+        Ok(report)
     })?;
     if prune {
         // The files of blobs the graph no longer describes.
