@@ -13,7 +13,7 @@
 
 use std::collections::HashSet;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use diffidx_core::codegraph::{FileFacts, GRAPH_VERSION};
 
@@ -108,10 +108,6 @@ impl FactFiles {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// Named by a hash of what the facts are made from: a new graph version
     /// or a new blob is a new name, never a stale file.
     fn file(&self, path: &str, blob: &str) -> PathBuf {
@@ -171,6 +167,6 @@ mod tests {
         std::fs::write(files.file("b.rs", "b1"), b"{\"d\": [").unwrap();
         assert_eq!(files.read("b.rs", "b1"), None);
         files.clear();
-        assert!(!files.dir().exists());
+        assert!(!dir.path().join("facts").exists());
     }
 }

@@ -183,16 +183,26 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
         rows.files.iter().map(row).collect(),
         &["path"],
     );
+    // A graph symbol's fields in the order `TreeSymbol` gives them: the
+    // history's columns, then `unresolved`.
+    let symbol_fields: Vec<&str> = super::load::SYMBOL_COLUMNS
+        .into_iter()
+        .chain(["unresolved"])
+        .collect();
     let symbols = row_change(
         read_rows(
             conn,
             "read graph symbols",
             &format!(
                 "MATCH (s:Symbol) WHERE s.path IN $paths AND s.deleted = false RETURN {}",
-                SYMBOL_FIELDS.map(|f| format!("s.{f}")).join(", ")
+                symbol_fields
+                    .iter()
+                    .map(|f| format!("s.{f}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             &gone,
-            &SYMBOL_FIELDS,
+            &symbol_fields,
         )?,
         rows.symbols.iter().map(row).collect(),
         &["id"],
@@ -216,8 +226,8 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
             &contains_fields,
         ))
     };
-    let top = contained("File", top)?;
-    let members = contained("Symbol", members)?;
+    let mut top = contained("File", top)?;
+    let mut members = contained("Symbol", members)?;
     // One row per module: a batch must not name a node twice.
     let modules = row_change(
         structs(modules_stored, &["name", "language"]),
@@ -252,8 +262,8 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
             &["file", "target"],
         ))
     };
-    let to_modules = imported("Module", to_modules)?;
-    let to_files = imported("File", to_files)?;
+    let mut to_modules = imported("Module", to_modules)?;
+    let mut to_files = imported("File", to_files)?;
     let edge_fields = [
         "file",
         "from",
@@ -286,37 +296,42 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
     }
 
     // What goes: every stored row replaced, then the sources of removed files.
-    for (table, change) in CODE_EDGES.iter().zip(&edges) {
-        upsert(
-            conn,
+    let mut deletes: Vec<(&'static str, String, Vec<::kuzu::Value>)> = Vec::new();
+    for (table, change) in CODE_EDGES.iter().zip(&mut edges) {
+        deletes.push((
             "replace edges",
-            &format!(
-                "UNWIND $rows AS r MATCH (a:Symbol {{id: r.from}})-[e:{table}]->(b:Symbol {{id: r.to}}) \
-                 WHERE e.file = r.file DELETE e"
-            ),
-            change.delete.clone(),
-        )?;
+            format!("MATCH (a:Symbol {{id: r.from}})-[e:{table}]->(b:Symbol {{id: r.to}}) WHERE e.file = r.file"),
+            std::mem::take(&mut change.delete),
+        ));
     }
-    for (parent, key, change) in [("File", "path", &top), ("Symbol", "id", &members)] {
-        upsert(
-            conn,
+    for (parent, key, change) in [("File", "path", &mut top), ("Symbol", "id", &mut members)] {
+        deletes.push((
             "replace hierarchy",
-            &format!(
-                "UNWIND $rows AS r MATCH (a:{parent} {{{key}: r.parent}})-[e:CONTAINS]->(b:Symbol {{id: r.child}}) \
-                 WHERE e.file = r.file DELETE e"
+            format!(
+                "MATCH (a:{parent} {{{key}: r.parent}})-[e:CONTAINS]->(b:Symbol {{id: r.child}}) \
+                 WHERE e.file = r.file"
             ),
-            change.delete.clone(),
-        )?;
+            std::mem::take(&mut change.delete),
+        ));
     }
-    for (target, key, change) in [("Module", "name", &to_modules), ("File", "path", &to_files)] {
+    for (target, key, change) in [
+        ("Module", "name", &mut to_modules),
+        ("File", "path", &mut to_files),
+    ] {
+        deletes.push((
+            "replace imports",
+            format!(
+                "MATCH (a:File {{path: r.file}})-[e:IMPORTS]->(b:{target} {{{key}: r.target}})"
+            ),
+            std::mem::take(&mut change.delete),
+        ));
+    }
+    for (what, matched, rows) in deletes {
         upsert(
             conn,
-            "replace imports",
-            &format!(
-                "UNWIND $rows AS r MATCH (a:File {{path: r.file}})-[e:IMPORTS]->(b:{target} {{{key}: r.target}}) \
-                 DELETE e"
-            ),
-            change.delete.clone(),
+            what,
+            &format!("UNWIND $rows AS r {matched} DELETE e"),
+            rows,
         )?;
     }
     delete_where(
@@ -498,22 +513,6 @@ pub struct ImportRow {
     pub alias: String,
     pub line: u32,
 }
-
-/// A graph symbol's fields in the order `TreeSymbol` gives them.
-const SYMBOL_FIELDS: [&str; 12] = [
-    "id",
-    "path",
-    "qualname",
-    "name",
-    "kind",
-    "sig",
-    "language",
-    "deleted",
-    "start_line",
-    "end_line",
-    "content_hash",
-    "unresolved",
-];
 
 const SYMBOL_COLUMNS: &str =
     "s.id, s.qualname, s.kind, s.sig, s.path, s.start_line, s.end_line, s.unresolved";

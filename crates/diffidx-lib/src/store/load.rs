@@ -304,7 +304,7 @@ fn insert_symbols(
 
 /// The columns of `Symbol` a history row fills, in the table's order (the
 /// code graph's `unresolved` follows).
-const SYMBOL_COLUMNS: [&str; 11] = [
+pub(super) const SYMBOL_COLUMNS: [&str; 11] = [
     "id",
     "path",
     "qualname",
