@@ -1021,6 +1021,8 @@ fn log_during_a_rebuild_says_so_and_after_a_killed_one_says_what_to_run() {
     assert_eq!(repo.ok(&["log", "f", "--json"]), expected);
 }
 
+/// A run of many commits writes its notes as packs (no object file each,
+/// no repack), with the same blobs as runs that write them loose.
 #[test]
 fn a_large_index_run_leaves_its_notes_packed() {
     let mut repo = TestRepo::new();
@@ -1036,18 +1038,35 @@ fn a_large_index_run_leaves_its_notes_packed() {
             .parse::<u32>()
             .unwrap()
     };
-    assert!(loose(&repo) > 600);
+    // The same history indexed in two short runs (150 commits, then 60),
+    // whose notes are loose objects: the notes to expect.
+    let short_runs = TestRepo::clone_of(repo.path(), 0);
+    short_runs.git(&["reset", "-q", "--hard", "HEAD~60"]);
+    common::succeeded(&short_runs.diffidx(&["index"]));
+    short_runs.git(&["merge", "-q", "--ff-only", "origin/main"]);
+    common::succeeded(&short_runs.diffidx(&["index"]));
+    let loose_before = loose(&repo);
+    assert!(loose_before > 600);
     let out = repo.diffidx(&["index", "--all"]);
     let err = common::succeeded(&out);
     // A store this small is not worth compacting, large run or not.
     assert!(!err.contains("compacted"), "{err}");
-    assert_eq!(loose(&repo), 0);
+    // The notes went to packs, none of them kept from `git gc`: not one
+    // loose object more, and each note is the same blob as the short runs'.
+    assert_eq!(loose(&repo), loose_before);
+    let packs: Vec<String> = std::fs::read_dir(repo.path().join(".git/objects/pack"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(packs.iter().any(|p| p.ends_with(".pack")), "{packs:?}");
+    assert!(!packs.iter().any(|p| p.ends_with(".keep")), "{packs:?}");
+    let noted = repo.git(&["notes", "--ref", "diffidx", "list"]);
+    assert_eq!(noted.lines().count(), 210);
     assert_eq!(
-        repo.git(&["notes", "--ref", "diffidx", "list"])
-            .lines()
-            .count(),
-        210
+        noted,
+        short_runs.git(&["notes", "--ref", "diffidx", "list"])
     );
+    repo.git(&["fsck", "--strict", "--no-dangling"]);
     repo.ok(&["fsck"]);
     assert_eq!(history(&repo, "f").len(), 210);
     // A small run leaves git's own housekeeping to git.

@@ -7,6 +7,7 @@
 mod config;
 pub mod hunks;
 pub mod notes;
+mod pack;
 pub mod patch;
 
 pub use config::ConfigKey;

@@ -27,6 +27,9 @@ pub struct Notes<'r> {
     tip: Option<ObjectId>,
     state: gix::note::plumbing::State,
     staged: usize,
+    /// Set by [`Notes::pack_writes`]: a handle that keeps the objects it
+    /// writes in memory until [`Notes::commit`] writes them as one pack.
+    packing: Option<gix::Repository>,
 }
 
 impl Repo {
@@ -85,11 +88,29 @@ impl Repo {
             tip,
             state,
             staged: 0,
+            packing: None,
         })
     }
 }
 
 impl<'r> Notes<'r> {
+    /// From now on, each [`Notes::commit`] writes the notes, their trees and
+    /// the notes commit as one pack instead of a loose object each. For
+    /// long runs: creating a file per note cost App-vNext/Polly's backfill
+    /// 2.8-3.2 s (up to 0.7 ms a file on ext4) and a repack at its end; a
+    /// pack per one-commit run would leave a pack per commit instead.
+    pub fn pack_writes(&mut self) {
+        if self.packing.is_none() {
+            self.packing = Some(self.repo.repo.clone().with_object_memory());
+        }
+    }
+
+    /// The handle objects are written and read through (a free function so
+    /// that it borrows two fields, not all of `self`).
+    fn objects<'a>(repo: &'a Repo, packing: &'a Option<gix::Repository>) -> &'a gix::Repository {
+        packing.as_ref().unwrap_or(&repo.repo)
+    }
+
     /// The repository these notes are of.
     pub fn repo(&self) -> &'r Repo {
         self.repo
@@ -103,7 +124,7 @@ impl<'r> Notes<'r> {
     /// The note blob attached to `commit`, if any.
     pub fn get_id(&mut self, commit: ObjectId) -> Result<Option<ObjectId>> {
         self.state
-            .get(&commit, &self.repo.repo.objects)
+            .get(&commit, &Self::objects(self.repo, &self.packing).objects)
             .context(|| format!("cannot look up the note of {commit}"))
     }
 
@@ -113,6 +134,23 @@ impl<'r> Notes<'r> {
         let Some(blob) = self.get_id(commit)? else {
             return Ok(None);
         };
+        if let Some(packing) = &self.packing {
+            // It may be written and not yet packed: read through the handle
+            // that holds it.
+            let size = packing
+                .find_header(blob)
+                .context(|| format!("cannot read the note {blob}"))?
+                .size();
+            if size > limit {
+                return Ok(Some(NoteBytes::TooLarge { blob, size }));
+            }
+            let bytes = packing
+                .find_object(blob)
+                .context(|| format!("cannot read the note {blob}"))?
+                .data
+                .clone();
+            return Ok(Some(NoteBytes::Read { blob, bytes }));
+        }
         let size = self.repo.blob_size(blob)?;
         if size > limit {
             return Ok(Some(NoteBytes::TooLarge { blob, size }));
@@ -147,14 +185,16 @@ impl<'r> Notes<'r> {
 
     /// Stages `note` for `commit` (written by [`Notes::commit`]).
     pub fn stage(&mut self, commit: ObjectId, note: &str) -> Result<()> {
-        let blob = self
-            .repo
-            .repo
+        let blob = Self::objects(self.repo, &self.packing)
             .write_blob(note.as_bytes())
             .context(|| format!("cannot write the note of {commit}"))?
             .detach();
         self.state
-            .edit(commit, Some(blob), &self.repo.repo.objects)
+            .edit(
+                commit,
+                Some(blob),
+                &Self::objects(self.repo, &self.packing).objects,
+            )
             .context(|| format!("cannot stage the note of {commit}"))?;
         self.staged += 1;
         Ok(())
@@ -163,7 +203,11 @@ impl<'r> Notes<'r> {
     /// Stages the removal of `commit`'s note (written by [`Notes::commit`]).
     pub fn remove(&mut self, commit: ObjectId) -> Result<()> {
         self.state
-            .edit(commit, None, &self.repo.repo.objects)
+            .edit(
+                commit,
+                None,
+                &Self::objects(self.repo, &self.packing).objects,
+            )
             .context(|| format!("cannot stage the removal of the note of {commit}"))?;
         self.staged += 1;
         Ok(())
@@ -180,7 +224,7 @@ impl<'r> Notes<'r> {
         if self.staged == 0 {
             return Ok(None);
         }
-        let repo = &self.repo.repo;
+        let repo = Self::objects(self.repo, &self.packing);
         let tree = self
             .state
             .write(&repo.objects)
@@ -196,16 +240,31 @@ impl<'r> Notes<'r> {
             )
             .context(|| "cannot write the notes commit".to_owned())?
             .id;
+        // Every object the ref will name is on disk before it moves, in a
+        // pack kept from `git gc` until it does.
+        let kept = match &self.packing {
+            Some(packing) => match packing.objects.reset_object_memory() {
+                Some(objects) => super::pack::write(packing, &objects)?,
+                None => None,
+            },
+            None => None,
+        };
         let expected = match self.tip {
             Some(tip) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(tip)),
             None => PreviousValue::MustNotExist,
         };
-        if let Err(e) = repo.reference(
+        let moved = self.repo.repo.reference(
             self.ref_name.as_str(),
             commit,
             expected,
             format!("diffidx: {message}"),
-        ) {
+        );
+        if let Some(keep) = kept {
+            // Named by the ref now, or garbage if it did not move: either way
+            // `git gc` may have it. A keep file left behind costs only that.
+            let _ = std::fs::remove_file(keep);
+        }
+        if let Err(e) = moved {
             let now = self.repo.ref_tip(&self.ref_name).ok().flatten();
             return Err(if now != self.tip {
                 Error::NotesMoved {

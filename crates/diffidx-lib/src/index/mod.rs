@@ -247,7 +247,8 @@ pub fn index(
     index_locked_with(repo, options, progress)
 }
 
-/// A run that wrote this many notes packs the loose objects it left.
+/// A run of this many commits writes its notes as packs; a run that
+/// imported or wrote this many notes as loose objects packs them at its end.
 pub const PACK_AFTER: usize = 200;
 
 pub(crate) fn index_locked(repo: &Repo, options: &IndexOptions) -> Result<IndexReport> {
@@ -282,12 +283,18 @@ fn index_locked_with(
     report.times.walk = walk_started.elapsed();
     report.shallow = shallow;
     progress.start(todo.len());
+    // A long run writes its notes a pack per batch rather than a file per
+    // object; a short one (a hook) keeps loose objects, not a pack each.
+    let packed_notes = todo.len() >= PACK_AFTER;
+    if packed_notes {
+        notes.pack_writes();
+    }
     diff_and_write(&store, &todo, options, &mut notes, &mut report, progress)?;
     update_views(&mut differ, &store, before, &mut report)?;
     drop(store);
     let compacting = Instant::now();
     let large_run = report.computed + report.imported >= PACK_AFTER;
-    if large_run {
+    if large_run && !packed_notes {
         // Packed, the notes take a fraction of the room; a failure costs
         // only that room (git gc packs them later).
         let _ = repo.pack_loose_objects();
