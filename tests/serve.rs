@@ -458,3 +458,59 @@ fn the_server_finds_the_symbols_of_every_query_like_the_store() {
         assert_eq!(&answer(&repo, query, true), direct, "{query:?}");
     }
 }
+
+/// The server walks moves and lineage in memory: a chain of moves longer
+/// than the walk's 16 hops and a renamed method that continues the old
+/// one get the store's answer, and a new state's moves are read again.
+#[test]
+fn the_server_follows_moves_and_lineage_like_the_store() {
+    let body = "int Total(int a, int b) { var sum = a + b; if (sum > 100) { sum = 100; } \
+                var twice = sum * 2; return twice - a; }";
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/O0.cs",
+        format!("namespace Shop {{ class Order {{ {body} }} }}\n"),
+    );
+    repo.commit("order");
+    for i in 1..=18 {
+        repo.remove(&format!("src/O{}.cs", i - 1));
+        repo.write(
+            &format!("src/O{i}.cs"),
+            format!("namespace Shop {{ class Order {{ {body} }} }}\n"),
+        );
+        repo.commit(&format!("move {i}"));
+    }
+    let renamed = body.replace("Total", "Sum");
+    repo.write(
+        "src/O18.cs",
+        format!("namespace Shop {{ class Order {{ {renamed} }} }}\n"),
+    );
+    repo.commit("rename");
+    succeeded(&repo.diffidx(&["index"]));
+
+    let queries: [&[&str]; 4] = [
+        &["log", "--symbol", "Order.Total", "--json"],
+        &["log", "--symbol", "Order.Sum", "--json"],
+        &["log", "--symbol", "Shop.Order", "--json"],
+        &["log", "--symbol", "Order.Total", "--all", "--json"],
+    ];
+    let direct: Vec<String> = queries.iter().map(|q| answer(&repo, q, false)).collect();
+    assert!(direct[0].contains("move 18"), "{}", direct[0]);
+    assert!(direct[0].contains("\"old_path\""), "{}", direct[0]);
+    assert!(direct[1].contains("\"from\""), "{}", direct[1]);
+    let _server = Server::start(&repo, "60");
+    for (query, direct) in queries.iter().zip(&direct) {
+        assert_eq!(&answer(&repo, query, true), direct, "{query:?}");
+    }
+    // One more move: the server reads the new state's moves.
+    repo.remove("src/O18.cs");
+    repo.write(
+        "src/O19.cs",
+        format!("namespace Shop {{ class Order {{ {renamed} }} }}\n"),
+    );
+    repo.commit("move 19");
+    succeeded(&repo.diffidx(&["index"]));
+    let moved = answer(&repo, queries[1], true);
+    assert!(moved.contains("move 19"), "{moved}");
+    assert_eq!(moved, answer(&repo, queries[1], false));
+}

@@ -25,7 +25,7 @@ use diffidx_core::SymbolQuery;
 use crate::client::{self, MAX_SOCKET_PATH};
 use crate::protocol::{HistoryRequest, ImpactRequest, Request, Response};
 use crate::state::{StateDir, StateError};
-use crate::store::{NamesNear, Reader, Store, StoreError};
+use crate::store::{MoveIndex, NamesNear, Reader, Store, StoreError};
 
 /// Serves queries until idle for `idle` (zero: never), or until the socket
 /// is removed or replaced. `on_request` hears of every request (for
@@ -344,10 +344,12 @@ impl AncestorCache {
 }
 
 /// Both search tiers of the store state last asked about: reading every
-/// name costs tens of milliseconds, a search over them a few.
+/// name costs tens of milliseconds, a search over them a few. Beside them,
+/// once a history is asked for, that state's moves and lineage.
 #[derive(Default)]
 struct SearchCache {
     searcher: Option<crate::search::Searcher>,
+    moves: Option<(crate::search::Stamp, MoveIndex)>,
 }
 
 impl SearchCache {
@@ -367,6 +369,25 @@ impl SearchCache {
         }
         Ok(self.searcher.as_ref().expect("loaded above"))
     }
+
+    /// The name index and the moves of the store state `reader` sees, each
+    /// when it could be read (a history is then read from the store alone).
+    fn for_history(
+        &mut self,
+        reader: &Reader<'_>,
+        state: &StateDir,
+    ) -> (Option<&crate::search::Searcher>, Option<&MoveIndex>) {
+        let Ok(stamp) = self.of(reader, state).map(|s| s.stamp.clone()) else {
+            return (None, None);
+        };
+        if !self.moves.as_ref().is_some_and(|(s, _)| *s == stamp) {
+            self.moves = reader.move_index().ok().map(|moves| (stamp, moves));
+        }
+        (
+            self.searcher.as_ref(),
+            self.moves.as_ref().map(|(_, moves)| moves),
+        )
+    }
 }
 
 /// `names`, the name index of the store state (when it could be read),
@@ -374,12 +395,13 @@ impl SearchCache {
 fn read_history(
     reader: &Reader<'_>,
     names: Option<&crate::search::Searcher>,
+    moves: Option<&MoveIndex>,
     query: &SymbolQuery,
     head: Option<&str>,
     history: Option<&std::collections::HashSet<diffidx_core::ObjectId>>,
 ) -> Response {
     let entries = match names {
-        Some(names) => reader.history_of(names.matching(query)),
+        Some(names) => reader.history_with(names.matching(query), moves),
         None => reader.history(query),
     };
     match entries {
@@ -425,14 +447,16 @@ fn answer_open(
             head,
             in_history,
         }) => {
-            let names = searcher.of(reader, &StateDir::of(repo)).ok();
+            let (names, moves) = searcher.for_history(reader, &StateDir::of(repo));
             match head.as_deref().filter(|_| in_history) {
                 Some(tip) => match ancestors.of(repo, tip) {
-                    Some(history) => read_history(reader, names, &query, Some(tip), Some(history)),
+                    Some(history) => {
+                        read_history(reader, names, moves, &query, Some(tip), Some(history))
+                    }
                     // The client walks the history itself.
                     None => Response::failure(format!("cannot walk the history of {tip}")),
                 },
-                None => read_history(reader, names, &query, head.as_deref(), None),
+                None => read_history(reader, names, moves, &query, head.as_deref(), None),
             }
         }
         Request::Graph(query) => match crate::codegraph::graph(reader, &query) {

@@ -256,46 +256,25 @@ impl<'s> Reader<'s> {
     }
 
     /// The history of the symbols `ids`, following moves, newest first.
-    pub fn history_of(&self, mut ids: HashSet<String>) -> Result<Vec<HistoryEntry>> {
+    pub fn history_of(&self, ids: HashSet<String>) -> Result<Vec<HistoryEntry>> {
+        self.history_with(ids, None)
+    }
+
+    /// [`Reader::history_of`], with the moves and lineage of this store
+    /// state read from `moves` instead of the store when given: the same
+    /// answer, without a query per identity and hop.
+    pub fn history_with(
+        &self,
+        mut ids: HashSet<String>,
+        moves: Option<&MoveIndex>,
+    ) -> Result<Vec<HistoryEntry>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        // Follow moves and lineage both ways, one hop at a time: earlier and
-        // later identities. Each query costs the same few tenths of a
-        // millisecond however little it finds, so the lineage below is read
-        // only for the symbols this walk saw with a `CONTINUES` edge (and
-        // for any it had no hop left to look at).
-        let mut frontier = ids.clone();
-        let mut continued: HashSet<String> = HashSet::new();
-        for _ in 0..16 {
-            let rows = self.by_ids(
-                &frontier,
-                "MATCH (a:Symbol {id: $id})-[r:MOVED_TO|:CONTINUES]-(b:Symbol) \
-                 RETURN DISTINCT a.id, b.id, label(r)",
-                "MATCH (a:Symbol)-[r:MOVED_TO|:CONTINUES]-(b:Symbol) WHERE a.id IN $ids \
-                 RETURN DISTINCT a.id, b.id, label(r)",
-                "follow moves",
-            )?;
-            let mut next: HashSet<String> = HashSet::new();
-            for r in &rows {
-                let (Some(a), Some(b)) = (as_string(&r[0]), as_string(&r[1])) else {
-                    continue;
-                };
-                if as_string(&r[2]).as_deref() == Some("CONTINUES") {
-                    continued.insert(a);
-                }
-                if !ids.contains(&b) {
-                    next.insert(b);
-                }
-            }
-            if next.is_empty() {
-                frontier.clear();
-                break;
-            }
-            ids.extend(next.iter().cloned());
-            frontier = next;
-        }
-        continued.extend(frontier);
+        let continued = match moves {
+            Some(moves) => walk_moves(&mut ids, |from| Ok(moves.edges_of(from)))?,
+            None => walk_moves(&mut ids, |from| self.edges_of(from))?,
+        };
         const CHANGES: &str = "RETURN c.sha, c.date, c.author, c.subject, e.status, s.kind, \
              s.path, e.old_path, s.qualname, s.sig, e.start_line, e.end_line, s.id, c.time, c.seq";
         let mut rows = self.by_ids(
@@ -319,33 +298,10 @@ impl<'s> Reader<'s> {
         });
         let text = |v: &Value| as_string(v).unwrap_or_default();
         // Lineage into these symbols, by (commit, new symbol).
-        let mut lineage: HashMap<(String, String), Lineage> = self
-            .by_ids(
-                &continued,
-                "MATCH (a:Symbol)-[l:CONTINUES]->(b:Symbol {id: $id}) \
-                 RETURN l.sha, b.id, a.id, a.qualname, a.sig, a.path, l.similarity",
-                "MATCH (a:Symbol)-[l:CONTINUES]->(b:Symbol) WHERE b.id IN $ids \
-                 RETURN l.sha, b.id, a.id, a.qualname, a.sig, a.path, l.similarity",
-                "read lineage",
-            )?
-            .iter()
-            .map(|r| {
-                let similarity = match r[6] {
-                    Value::Double(x) => x,
-                    _ => 0.0,
-                };
-                (
-                    (text(&r[0]), text(&r[1])),
-                    Lineage {
-                        id: text(&r[2]),
-                        qualname: text(&r[3]),
-                        sig: text(&r[4]),
-                        path: text(&r[5]),
-                        similarity: Similarity::from_ratio(similarity),
-                    },
-                )
-            })
-            .collect();
+        let mut lineage = match moves {
+            Some(moves) => moves.lineage_into(&continued),
+            None => self.read_lineage(&continued)?,
+        };
         Ok(rows
             .into_iter()
             .filter_map(|r| {
@@ -375,6 +331,167 @@ impl<'s> Reader<'s> {
             .collect())
     }
 }
+
+impl Reader<'_> {
+    /// The move and lineage edges of the symbols `from`: (from, other end,
+    /// whether it is a `CONTINUES`).
+    fn edges_of(&self, from: &HashSet<String>) -> Result<Vec<(String, String, bool)>> {
+        let rows = self.by_ids(
+            from,
+            "MATCH (a:Symbol {id: $id})-[r:MOVED_TO|:CONTINUES]-(b:Symbol) \
+             RETURN DISTINCT a.id, b.id, label(r)",
+            "MATCH (a:Symbol)-[r:MOVED_TO|:CONTINUES]-(b:Symbol) WHERE a.id IN $ids \
+             RETURN DISTINCT a.id, b.id, label(r)",
+            "follow moves",
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let continues = as_string(&r[2]).as_deref() == Some("CONTINUES");
+                Some((as_string(&r[0])?, as_string(&r[1])?, continues))
+            })
+            .collect())
+    }
+
+    /// Lineage into the symbols `ids`, by (commit, new symbol).
+    fn read_lineage(&self, ids: &HashSet<String>) -> Result<HashMap<(String, String), Lineage>> {
+        let text = |v: &Value| as_string(v).unwrap_or_default();
+        Ok(self
+            .by_ids(
+                ids,
+                "MATCH (a:Symbol)-[l:CONTINUES]->(b:Symbol {id: $id}) \
+                 RETURN l.sha, b.id, a.id, a.qualname, a.sig, a.path, l.similarity",
+                "MATCH (a:Symbol)-[l:CONTINUES]->(b:Symbol) WHERE b.id IN $ids \
+                 RETURN l.sha, b.id, a.id, a.qualname, a.sig, a.path, l.similarity",
+                "read lineage",
+            )?
+            .iter()
+            .map(|r| ((text(&r[0]), text(&r[1])), lineage_of(&r[2..])))
+            .collect())
+    }
+
+    /// Every move and lineage edge of the store, for a [`MoveIndex`].
+    pub fn move_index(&self) -> Result<MoveIndex> {
+        let text = |v: &Value| as_string(v).unwrap_or_default();
+        let mut index = MoveIndex::default();
+        for r in self.run(
+            "MATCH (a:Symbol)-[:MOVED_TO]->(b:Symbol) RETURN a.id, b.id",
+            "read moves",
+            Vec::new(),
+        )? {
+            index.link(text(&r[0]), text(&r[1]), false);
+        }
+        for r in self.run(
+            "MATCH (a:Symbol)-[l:CONTINUES]->(b:Symbol) \
+             RETURN l.sha, b.id, a.id, a.qualname, a.sig, a.path, l.similarity",
+            "read lineage",
+            Vec::new(),
+        )? {
+            let (sha, to) = (text(&r[0]), text(&r[1]));
+            let from = lineage_of(&r[2..]);
+            index.link(from.id.clone(), to.clone(), true);
+            index.into.entry(to).or_default().push((sha, from));
+        }
+        Ok(index)
+    }
+}
+
+/// Adds to `ids` the symbols their moves and lineage lead to, both ways,
+/// one hop at a time up to [`MOVE_HOPS`] (`edges_of` gives a hop's edges);
+/// returns the symbols whose lineage is worth reading. In the store each
+/// hop's query costs the same few tenths of a millisecond however little
+/// it finds, so lineage is read only for the symbols the walk saw with a
+/// `CONTINUES` edge (and for any it had no hop left to look at).
+fn walk_moves(
+    ids: &mut HashSet<String>,
+    mut edges_of: impl FnMut(&HashSet<String>) -> Result<Vec<(String, String, bool)>>,
+) -> Result<HashSet<String>> {
+    let mut frontier = ids.clone();
+    let mut continued: HashSet<String> = HashSet::new();
+    for _ in 0..MOVE_HOPS {
+        let mut next: HashSet<String> = HashSet::new();
+        for (a, b, continues) in edges_of(&frontier)? {
+            if continues {
+                continued.insert(a);
+            }
+            if !ids.contains(&b) {
+                next.insert(b);
+            }
+        }
+        if next.is_empty() {
+            frontier.clear();
+            break;
+        }
+        ids.extend(next.iter().cloned());
+        frontier = next;
+    }
+    continued.extend(frontier);
+    Ok(continued)
+}
+
+/// A lineage from its row: a.id, a.qualname, a.sig, a.path, l.similarity.
+fn lineage_of(r: &[Value]) -> Lineage {
+    let text = |v: &Value| as_string(v).unwrap_or_default();
+    let similarity = match r[4] {
+        Value::Double(x) => x,
+        _ => 0.0,
+    };
+    Lineage {
+        id: text(&r[0]),
+        qualname: text(&r[1]),
+        sig: text(&r[2]),
+        path: text(&r[3]),
+        similarity: Similarity::from_ratio(similarity),
+    }
+}
+
+/// Every `MOVED_TO` and `CONTINUES` edge of one store state, held by the
+/// query server beside its name index. Walking a symbol's moves in the
+/// store costs a query per identity and hop, 0.7-0.9 ms each however little
+/// it finds (App-vNext/Polly's slowest names walk 7-9 identities); here it
+/// costs nothing. Polly's 16,000 edges load in about 40 ms, once per state.
+#[derive(Debug, Default)]
+pub struct MoveIndex {
+    /// Both ends of every edge: (other end, whether it is a `CONTINUES`).
+    neighbors: HashMap<String, Vec<(String, bool)>>,
+    /// The `CONTINUES` edges into a symbol: (commit, where it came from).
+    into: HashMap<String, Vec<(String, Lineage)>>,
+}
+
+impl MoveIndex {
+    fn link(&mut self, a: String, b: String, continues: bool) {
+        self.neighbors
+            .entry(b.clone())
+            .or_default()
+            .push((a.clone(), continues));
+        self.neighbors.entry(a).or_default().push((b, continues));
+    }
+
+    /// [`Reader::edges_of`] from memory.
+    fn edges_of(&self, from: &HashSet<String>) -> Vec<(String, String, bool)> {
+        let mut edges = Vec::new();
+        for a in from {
+            for (b, continues) in self.neighbors.get(a).into_iter().flatten() {
+                edges.push((a.clone(), b.clone(), *continues));
+            }
+        }
+        edges
+    }
+
+    /// [`Reader::read_lineage`] over these edges.
+    fn lineage_into(&self, ids: &HashSet<String>) -> HashMap<(String, String), Lineage> {
+        let mut lineage = HashMap::new();
+        for id in ids {
+            for (sha, from) in self.into.get(id).into_iter().flatten() {
+                lineage.insert((sha.clone(), id.clone()), from.clone());
+            }
+        }
+        lineage
+    }
+}
+
+/// How far a history follows moves and lineage from the symbols asked for.
+const MOVE_HOPS: usize = 16;
 
 /// Symbols looked up one by one by key before a scan of the table costs
 /// less (a key lookup with its changes about 1 ms, a scan about 6).
