@@ -313,7 +313,6 @@ impl Searcher {
         if !strong || query.text {
             match &self.text {
                 Ok(text) => {
-                    let by_id = self.positions();
                     let found = text
                         .search(&query.query, limit * TEXT_OVERFETCH)
                         .map_err(|e| StoreError::Query {
@@ -323,7 +322,7 @@ impl Searcher {
                     let top = found.first().map_or(1.0, |h| h.1).max(f32::EPSILON);
                     let named: BTreeSet<usize> = ranked.iter().map(|h| h.0).collect();
                     for (id, score) in found {
-                        let Some(&i) = by_id.get(id.as_str()) else {
+                        let Some(i) = self.names.position(&id) else {
                             continue;
                         };
                         if named.contains(&i) || !query.keeps(&self.names.entries()[i]) {
@@ -373,15 +372,6 @@ impl Searcher {
         }
     }
 
-    fn positions(&self) -> HashMap<&str, usize> {
-        self.names
-            .entries()
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.as_str(), i))
-            .collect()
-    }
-
     /// `search --semantic`: the name, text and vector rankings fused by
     /// reciprocal rank; then the callers and the container of the best
     /// few hits join with a share of their score (a graph + vector hybrid:
@@ -421,11 +411,9 @@ impl Searcher {
         let limit = query.limit.max(1);
         let wanted = candidates(limit);
         let entries = self.names.entries();
-        let position = self.positions();
         let keep = |id: &str| {
-            position
-                .get(id)
-                .copied()
+            self.names
+                .position(id)
                 .filter(|&i| query.keeps(&entries[i]))
         };
         let mut answer = SearchAnswer::default();
@@ -504,7 +492,6 @@ impl Searcher {
             return Ok(());
         }
         let entries = self.names.entries();
-        let position = self.positions();
         let top: Vec<(usize, f64)> = scored
             .iter()
             .take(params.expand_top)
@@ -522,9 +509,9 @@ impl Searcher {
             crate::store::codegraph::Direction::In,
             &levels,
         )? {
-            if let (Some(&at), Some(&other)) = (
-                position.get(edge.at.as_str()),
-                position.get(edge.other.id.as_str()),
+            if let (Some(at), Some(other)) = (
+                self.names.position(&edge.at),
+                self.names.position(&edge.other.id),
             ) {
                 neighbours.push((at, other));
             }
