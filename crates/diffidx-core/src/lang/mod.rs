@@ -22,6 +22,7 @@ pub mod preproc;
 mod python;
 pub mod refs;
 mod rust;
+mod tokens;
 pub mod words;
 
 use std::collections::HashMap;
@@ -358,6 +359,11 @@ impl KindTable {
         self.leading.get(id as usize).copied().unwrap_or(false)
     }
 
+    /// Whether the language has docstrings at all.
+    fn has_docstrings(&self) -> bool {
+        self.doc_owners.iter().any(Option::is_some)
+    }
+
     /// The docstring that opens `node`'s body, if `node` may have one.
     fn docstring<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
         let field = *self.doc_owners.get(node.kind_id() as usize)?.as_ref()?;
@@ -520,12 +526,15 @@ impl Extractor {
         };
         let parser = &mut self.parsers[language.index()];
         let parse_text = pre.parse_text.as_ref();
-        let edited = base.map(|(state, old_source)| {
-            let mut tree = state.tree.clone();
-            for edit in edits_between(state.parse_text(old_source), parse_text) {
-                tree.edit(&edit);
+        // The earlier version's state, the edits from its text to this one,
+        // and its tree with them applied (what the parser reuses).
+        let reparse = base.map(|(state, old_source)| {
+            let edits = edits_between(state.parse_text(old_source), parse_text);
+            let mut edited = state.tree.clone();
+            for edit in &edits {
+                edited.edit(edit);
             }
-            tree
+            (state, edits, edited)
         });
         let limit = self.limits.parse_steps;
         let mut steps = 0u64;
@@ -536,7 +545,7 @@ impl Extractor {
         let bytes = parse_text.as_bytes();
         let parsed = parser.parse_with_options(
             &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
-            edited.as_ref(),
+            reparse.as_ref().map(|(_, _, edited)| edited),
             Some(tree_sitter::ParseOptions::new().progress_callback(&mut over_budget)),
         );
         let parsed_at = std::time::Instant::now();
@@ -548,7 +557,15 @@ impl Extractor {
         };
         let table = self.tables[language.index()]
             .get_or_insert_with(|| KindTable::new(spec, &(spec.grammar)()));
-        let (symbols, texts, facts) = extract_from_tree(spec, table, &tree, source, &pre, want);
+        let earlier = reparse
+            .as_ref()
+            .map(|(state, edits, edited)| tokens::Earlier {
+                walked: &state.walked,
+                edits,
+                edited,
+            });
+        let (symbols, texts, facts, walked) =
+            extract_from_tree(spec, table, &tree, source, &pre, want, earlier.as_ref());
         self.extract_time += parsed_at.elapsed();
         if let Some((line, count)) = most_crowded_line(&symbols.symbols) {
             if count > self.limits.symbols_per_line {
@@ -561,6 +578,7 @@ impl Extractor {
         }
         let state = ParseState {
             tree,
+            walked,
             blanked: match pre.parse_text {
                 std::borrow::Cow::Owned(text) => Some(text),
                 std::borrow::Cow::Borrowed(_) => None,
@@ -623,6 +641,8 @@ impl Extracted {
 /// A parsed file version kept for incremental reparsing.
 pub struct ParseState {
     tree: Tree,
+    /// Its tokens, for the next version's walk to copy from.
+    walked: tokens::LeafTokens,
     /// The preprocessed text when it differs from the source.
     blanked: Option<String>,
 }
@@ -637,7 +657,7 @@ impl ParseState {
         // A syntax tree takes about 18 times its text (the trees of the
         // latest version of each of App-vNext/Polly's 2,006 C# paths: 10.8
         // MB of text, 192 MB of trees).
-        source_len * 18 + self.blanked.as_ref().map_or(0, String::len)
+        source_len * 18 + self.blanked.as_ref().map_or(0, String::len) + self.walked.weight()
     }
 }
 
@@ -704,10 +724,12 @@ fn extract_from_tree(
     source: &str,
     pre: &preproc::Preprocessed<'_>,
     want: Want,
+    earlier: Option<&tokens::Earlier<'_>>,
 ) -> (
     FileSymbols,
     Vec<String>,
     Option<crate::codegraph::FileFacts>,
+    tokens::LeafTokens,
 ) {
     let parse_text = pre.parse_text.as_ref();
     let root = tree.root_node();
@@ -720,8 +742,14 @@ fn extract_from_tree(
         name_too_long: false,
     };
     walker.walk(root);
-    let mut comments = Vec::new();
-    let tokens = collect_tokens(table, tree, parse_text, &pre.hidden_tokens, &mut comments);
+    let walked = tokens::walk(table, tree, parse_text, earlier);
+    let kept = walked.keep();
+    let comments = walked.comments;
+    let mut tokens = walked.tokens;
+    if !pre.hidden_tokens.is_empty() {
+        tokens.extend(pre.hidden_tokens.iter().cloned());
+        tokens.sort_by_key(|r| r.start);
+    }
     let texts = if want == Want::Text {
         walker
             .raw
@@ -789,7 +817,7 @@ fn extract_from_tree(
             refs,
         }
     });
-    (symbols, texts, facts)
+    (symbols, texts, facts, kept)
 }
 
 /// A symbol as the walker finds it, before keys are made unique and text hashed.
@@ -1392,69 +1420,6 @@ fn end_line(node: Node<'_>) -> u32 {
         end.row
     };
     row as u32 + 1
-}
-
-/// Every token of the file in byte order: the tree's leaves (comments
-/// excluded), any non-whitespace text between leaves that the grammar left
-/// uncovered, and the hidden tokens of blanked lines.
-fn collect_tokens(
-    table: &KindTable,
-    tree: &Tree,
-    parse_text: &str,
-    hidden: &[Range<usize>],
-    comments: &mut Vec<Range<usize>>,
-) -> Vec<Range<usize>> {
-    let mut tokens = Vec::new();
-    let mut pos = 0;
-    let bytes = parse_text.as_bytes();
-    let push_gap = |from: usize, to: usize, tokens: &mut Vec<Range<usize>>| {
-        let mut i = from;
-        while i < to {
-            while i < to && bytes[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            let start = i;
-            while i < to && !bytes[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            if i > start {
-                tokens.push(start..i);
-            }
-        }
-    };
-    let mut cursor = tree.walk();
-    // Docstrings found so far (an owner comes before its docstring).
-    let mut docstrings: std::collections::HashSet<usize> = Default::default();
-    'walk: loop {
-        let node = cursor.node();
-        if let Some(doc) = table.docstring(node) {
-            docstrings.insert(doc.id());
-        }
-        let is_comment = table.is_comment(node.kind_id()) || docstrings.contains(&node.id());
-        if is_comment || !cursor.goto_first_child() {
-            let range = node.byte_range();
-            if range.start >= pos {
-                push_gap(pos, range.start, &mut tokens);
-                if is_comment {
-                    comments.push(range.clone());
-                } else if range.end > range.start {
-                    tokens.push(range.clone());
-                }
-                pos = range.end;
-            }
-            while !cursor.goto_next_sibling() {
-                if !cursor.goto_parent() {
-                    break 'walk;
-                }
-            }
-        }
-    }
-    push_gap(pos, bytes.len(), &mut tokens);
-    if !hidden.is_empty() {
-        tokens.extend(hidden.iter().cloned());
-        tokens.sort_by_key(|r| r.start);
-    }
-    tokens
 }
 
 /// Makes keys unique (`#2`, `#3` in source order), resolves impl parents and

@@ -411,6 +411,93 @@ fn incremental_reparse_after_edits_in_several_places_equals_a_full_parse() {
     assert!(super::edits_between(&old, &old).is_empty());
 }
 
+/// A chain of random line edits to every fixture source, each version
+/// reparsed from the one before (its tokens copied where the tree is
+/// untouched): symbols, hashes and code-graph facts equal a fresh parse's.
+#[test]
+fn a_chain_of_random_edits_extracts_like_fresh_parses() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    // Lines that open or close what the lines after them mean.
+    let snippets = [
+        "/*",
+        "*/",
+        "\"",
+        "}",
+        "{",
+        "// note",
+        "#if DEBUG",
+        "#endif",
+        "",
+        "'",
+        "fn x() {",
+        "*",
+    ];
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    let mut files = 0;
+    for file in walk(&fixtures) {
+        let path = file.to_string_lossy().into_owned();
+        let (Some(language), Ok(text)) =
+            (Language::from_path(&path), std::fs::read_to_string(&file))
+        else {
+            continue;
+        };
+        files += 1;
+        let mut extractor = Extractor::new().unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let mut old = text.clone();
+        let mut state = extractor
+            .extract_facts(language, &old, None)
+            .state
+            .expect("a parse state");
+        for version in 0..25 {
+            for _ in 0..=next(3) {
+                let at = next(lines.len() + 1);
+                match next(4) {
+                    0 if !lines.is_empty() => {
+                        lines.remove(at.min(lines.len() - 1));
+                    }
+                    1 if !lines.is_empty() => {
+                        let copy = lines[next(lines.len())].clone();
+                        lines.insert(at, copy);
+                    }
+                    2 if at < lines.len() => {
+                        let cut = next(lines[at].len() + 1);
+                        if lines[at].is_char_boundary(cut) {
+                            lines[at].insert_str(cut, snippets[next(snippets.len())]);
+                        }
+                    }
+                    _ => lines.insert(at, snippets[next(snippets.len())].to_owned()),
+                }
+            }
+            let new = lines.join("\n");
+            let chained = extractor.extract_facts(language, &new, Some((&state, &old)));
+            let fresh = Extractor::new()
+                .unwrap()
+                .extract_facts(language, &new, None);
+            assert_eq!(
+                chained.symbols, fresh.symbols,
+                "{path}, version {version}:\n{new}"
+            );
+            assert_eq!(
+                chained.facts, fresh.facts,
+                "{path}, version {version}:\n{new}"
+            );
+            let Some(next_state) = chained.state else {
+                break; // over a limit: nothing to chain from
+            };
+            state = next_state;
+            old = new;
+        }
+    }
+    assert!(files >= 10, "only {files} fixture sources found");
+}
+
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
