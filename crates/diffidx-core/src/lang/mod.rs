@@ -557,13 +557,13 @@ impl Extractor {
         };
         let table = self.tables[language.index()]
             .get_or_insert_with(|| KindTable::new(spec, &(spec.grammar)()));
-        let earlier = reparse
-            .as_ref()
-            .map(|(state, edits, edited)| tokens::Earlier {
-                walked: &state.walked,
+        let earlier = reparse.as_ref().and_then(|(state, edits, edited)| {
+            Some(tokens::Earlier {
+                walked: state.walked.as_ref()?,
                 edits,
                 edited,
-            });
+            })
+        });
         let (symbols, texts, facts, walked) =
             extract_from_tree(spec, table, &tree, source, &pre, want, earlier.as_ref());
         self.extract_time += parsed_at.elapsed();
@@ -642,7 +642,7 @@ impl Extracted {
 pub struct ParseState {
     tree: Tree,
     /// Its tokens, for the next version's walk to copy from.
-    walked: tokens::LeafTokens,
+    walked: Option<tokens::LeafTokens>,
     /// The preprocessed text when it differs from the source.
     blanked: Option<String>,
 }
@@ -657,7 +657,9 @@ impl ParseState {
         // A syntax tree takes about 18 times its text (the trees of the
         // latest version of each of App-vNext/Polly's 2,006 C# paths: 10.8
         // MB of text, 192 MB of trees).
-        source_len * 18 + self.blanked.as_ref().map_or(0, String::len) + self.walked.weight()
+        source_len * 18
+            + self.blanked.as_ref().map_or(0, String::len)
+            + self.walked.as_ref().map_or(0, tokens::LeafTokens::weight)
     }
 }
 
@@ -729,7 +731,7 @@ fn extract_from_tree(
     FileSymbols,
     Vec<String>,
     Option<crate::codegraph::FileFacts>,
-    tokens::LeafTokens,
+    Option<tokens::LeafTokens>,
 ) {
     let parse_text = pre.parse_text.as_ref();
     let root = tree.root_node();

@@ -29,11 +29,11 @@ impl LeafTokens {
         (self.tokens.capacity() + self.comments.capacity()) * std::mem::size_of::<(u32, u32)>()
     }
 
-    fn of(ranges: &[Range<usize>]) -> Vec<(u32, u32)> {
-        // Sources are at most a few MiB (`DiffOptions::max_file_size`).
+    /// `None` past 4 GiB of text (an offset a `u32` cannot hold).
+    fn of(ranges: &[Range<usize>]) -> Option<Vec<(u32, u32)>> {
         ranges
             .iter()
-            .map(|r| (r.start as u32, r.end as u32))
+            .map(|r| Some((u32::try_from(r.start).ok()?, u32::try_from(r.end).ok()?)))
             .collect()
     }
 }
@@ -53,12 +53,13 @@ pub struct Walked {
 }
 
 impl Walked {
-    /// What the next version's walk may copy from.
-    pub fn keep(&self) -> LeafTokens {
-        LeafTokens {
-            tokens: LeafTokens::of(&self.tokens),
-            comments: LeafTokens::of(&self.comments),
-        }
+    /// What the next version's walk may copy from (nothing for a text
+    /// past 4 GiB: its successor is walked whole).
+    pub fn keep(&self) -> Option<LeafTokens> {
+        Some(LeafTokens {
+            tokens: LeafTokens::of(&self.tokens)?,
+            comments: LeafTokens::of(&self.comments)?,
+        })
     }
 }
 
