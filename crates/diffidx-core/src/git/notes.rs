@@ -134,31 +134,25 @@ impl<'r> Notes<'r> {
         let Some(blob) = self.get_id(commit)? else {
             return Ok(None);
         };
-        if let Some(packing) = &self.packing {
-            // It may be written and not yet packed: read through the handle
-            // that holds it.
-            let size = packing
-                .find_header(blob)
-                .context(|| format!("cannot read the note {blob}"))?
-                .size();
-            if size > limit {
-                return Ok(Some(NoteBytes::TooLarge { blob, size }));
-            }
-            let bytes = packing
-                .find_object(blob)
-                .context(|| format!("cannot read the note {blob}"))?
-                .data
-                .clone();
-            return Ok(Some(NoteBytes::Read { blob, bytes }));
-        }
-        let size = self.repo.blob_size(blob)?;
+        // Through the handle that may hold it written and not yet packed.
+        let objects = Self::objects(self.repo, &self.packing);
+        let unreadable = |reason: String| Error::Object {
+            id: blob.to_string(),
+            reason,
+        };
+        let size = objects
+            .find_header(blob)
+            .map_err(|e| unreadable(e.to_string()))?
+            .size();
         if size > limit {
             return Ok(Some(NoteBytes::TooLarge { blob, size }));
         }
-        Ok(Some(NoteBytes::Read {
-            blob,
-            bytes: self.repo.blob(blob)?,
-        }))
+        let bytes = objects
+            .find_blob(blob)
+            .map_err(|e| unreadable(e.to_string()))?
+            .detach()
+            .data;
+        Ok(Some(NoteBytes::Read { blob, bytes }))
     }
 
     /// The validated note of `commit`: `None` without a note,

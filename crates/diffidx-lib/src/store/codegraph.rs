@@ -172,59 +172,61 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
         .filter_map(|r| as_string(&r[0]))
         .collect();
     let rows = &update.rows;
-    let files = row_change(
-        read_rows(
-            conn,
-            "read graph files",
-            "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.language",
-            &gone,
-            &["path", "language"],
-        )?,
+    // The rows of `fields` the store holds for the files being replaced,
+    // read with `q`, against those `wanted`: what differs by `identity`.
+    let changed = |what: &'static str,
+                   q: &str,
+                   fields: &[&str],
+                   wanted: Vec<::kuzu::Value>,
+                   identity: &[&str]|
+     -> Result<RowChange> {
+        Ok(row_change(
+            read_rows(conn, what, q, &gone, fields)?,
+            wanted,
+            identity,
+        ))
+    };
+    let files = changed(
+        "read graph files",
+        "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.language",
+        &["path", "language"],
         rows.files.iter().map(row).collect(),
         &["path"],
-    );
+    )?;
     // A graph symbol's fields in the order `TreeSymbol` gives them: the
     // history's columns, then `unresolved`.
     let symbol_fields: Vec<&str> = super::load::SYMBOL_COLUMNS
         .into_iter()
         .chain(["unresolved"])
         .collect();
-    let symbols = row_change(
-        read_rows(
-            conn,
-            "read graph symbols",
-            &format!(
-                "MATCH (s:Symbol) WHERE s.path IN $paths AND s.deleted = false RETURN {}",
-                symbol_fields
-                    .iter()
-                    .map(|f| format!("s.{f}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            &gone,
-            &symbol_fields,
-        )?,
+    let symbols = changed(
+        "read graph symbols",
+        &format!(
+            "MATCH (s:Symbol) WHERE s.path IN $paths AND s.deleted = false RETURN {}",
+            symbol_fields
+                .iter()
+                .map(|f| format!("s.{f}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        &symbol_fields,
         rows.symbols.iter().map(row).collect(),
         &["id"],
-    );
+    )?;
     let (top, members): (Vec<_>, Vec<_>) = rows.contains.iter().partition(|c| c.parent.is_none());
     let contains_fields = ["file", "parent", "child"];
     let contained = |parent: &str, wanted: Vec<&SymbolContains>| -> Result<RowChange> {
         let key = if parent == "File" { "path" } else { "id" };
-        Ok(row_change(
-            read_rows(
-                conn,
-                "read graph hierarchy",
-                &format!(
-                    "MATCH (p:{parent})-[e:CONTAINS]->(s:Symbol) WHERE e.file IN $paths \
-                     RETURN e.file, p.{key}, s.id"
-                ),
-                &gone,
-                &contains_fields,
-            )?,
+        changed(
+            "read graph hierarchy",
+            &format!(
+                "MATCH (p:{parent})-[e:CONTAINS]->(s:Symbol) WHERE e.file IN $paths \
+                 RETURN e.file, p.{key}, s.id"
+            ),
+            &contains_fields,
             wanted.into_iter().map(row).collect(),
             &contains_fields,
-        ))
+        )
     };
     let mut top = contained("File", top)?;
     let mut members = contained("Symbol", members)?;
@@ -247,20 +249,16 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
     let imports = ["file", "target", "kind", "alias", "line"];
     let imported = |target: &str, wanted: Vec<&Imports>| -> Result<RowChange> {
         let key = if target == "File" { "path" } else { "name" };
-        Ok(row_change(
-            read_rows(
-                conn,
-                "read graph imports",
-                &format!(
-                    "MATCH (f:File)-[e:IMPORTS]->(t:{target}) WHERE f.path IN $paths \
-                     RETURN f.path, t.{key}, e.kind, e.alias, e.line"
-                ),
-                &gone,
-                &imports,
-            )?,
+        changed(
+            "read graph imports",
+            &format!(
+                "MATCH (f:File)-[e:IMPORTS]->(t:{target}) WHERE f.path IN $paths \
+                 RETURN f.path, t.{key}, e.kind, e.alias, e.line"
+            ),
+            &imports,
             wanted.into_iter().map(row).collect(),
             &["file", "target"],
-        ))
+        )
     };
     let mut to_modules = imported("Module", to_modules)?;
     let mut to_files = imported("File", to_files)?;
@@ -275,24 +273,20 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
     ];
     let mut edges = Vec::new();
     for table in CODE_EDGES {
-        edges.push(row_change(
-            read_rows(
-                conn,
-                "read graph edges",
-                &format!(
-                    "MATCH (a:Symbol)-[e:{table}]->(b:Symbol) WHERE e.file IN $paths \
-                     RETURN e.file, a.id, b.id, e.resolution, e.candidates, e.line, e.sites"
-                ),
-                &gone,
-                &edge_fields,
-            )?,
+        edges.push(changed(
+            "read graph edges",
+            &format!(
+                "MATCH (a:Symbol)-[e:{table}]->(b:Symbol) WHERE e.file IN $paths \
+                 RETURN e.file, a.id, b.id, e.resolution, e.candidates, e.line, e.sites"
+            ),
+            &edge_fields,
             rows.edges
                 .iter()
                 .filter(|e| e.edge.kind.as_str() == *table)
                 .map(row)
                 .collect(),
             &["file", "from", "to"],
-        ));
+        )?);
     }
 
     // What goes: every stored row replaced, then the sources of removed files.
