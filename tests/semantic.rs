@@ -8,6 +8,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::loopback::Loopback;
+use common::query_server::Server;
 use common::{succeeded, TestRepo};
 use serde_json::Value;
 
@@ -95,6 +96,15 @@ fn names(hits: &[Value]) -> Vec<&str> {
     hits.iter()
         .map(|h| h["qualname"].as_str().unwrap())
         .collect()
+}
+
+/// The same weights under another directory name: another pin.
+fn renamed_copy(model: &std::path::Path) -> (tempfile::TempDir, PathBuf) {
+    let other = tempfile::tempdir().unwrap();
+    let renamed = other.path().join("renamed-model");
+    std::fs::create_dir_all(&renamed).unwrap();
+    common::copy_dir(model, &renamed);
+    (other, renamed)
 }
 
 /// The semantic line of `index`'s report.
@@ -206,10 +216,7 @@ fn vectors_of_another_model_are_never_compared() {
     repo.git(&["config", "diffidx.embed.model", model.to_str().unwrap()]);
     succeeded(&repo.diffidx(&["index"]));
     // The same weights under another name are another pin.
-    let other = tempfile::tempdir().unwrap();
-    let renamed = other.path().join("renamed-model");
-    std::fs::create_dir_all(&renamed).unwrap();
-    common::copy_dir(&model, &renamed);
+    let (_other, renamed) = renamed_copy(&model);
     repo.git(&["config", "diffidx.embed.model", renamed.to_str().unwrap()]);
     let out = repo.diffidx(&["search", "--semantic", "retry failed payments"]);
     assert_eq!(out.status.code(), Some(2));
@@ -224,6 +231,65 @@ fn vectors_of_another_model_are_never_compared() {
     let line = succeeded(&repo.diffidx(&["index"]));
     assert!(semantic_line(&line).contains("remade"), "{line}");
     assert!(!semantic(&repo, "retry failed payments").is_empty());
+}
+
+#[test]
+fn the_query_server_answers_semantic_searches_like_the_process_and_follows_the_index() {
+    let mut repo = shop();
+    let model = model_dir();
+    repo.git(&["config", "diffidx.embed.model", model.to_str().unwrap()]);
+    succeeded(&repo.diffidx(&["index"]));
+    let ask = ["search", "--semantic", "--json", "retry failed payments"];
+    let here = repo.diffidx_env(&ask, &[("DIFFIDX_SERVER", "off")]);
+    succeeded(&here);
+    let server = Server::start(&repo, "60");
+    for _ in 0..2 {
+        let served = repo.diffidx(&ask);
+        succeeded(&served);
+        assert_eq!(
+            String::from_utf8_lossy(&served.stdout),
+            String::from_utf8_lossy(&here.stdout)
+        );
+        let line = server.next_line();
+        assert!(
+            line.starts_with("semantic search for \"retry failed payments\": ")
+                && line.ends_with(" hits"),
+            "{line}"
+        );
+    }
+    // A new commit changes the semantic index: the server answers from the
+    // new one.
+    repo.write(
+        "src/reminders.rs",
+        "/// Sends the customer an email that reminds them of an unpaid invoice.\n\
+         pub fn send_invoice_reminder(address: &str) {\n    mailer::send(address, \"Your invoice is due\");\n}\n",
+    );
+    repo.commit("reminders");
+    succeeded(&repo.diffidx(&["index"]));
+    let ask = [
+        "search",
+        "--semantic",
+        "--json",
+        "email a reminder about an unpaid bill",
+    ];
+    let served = repo.diffidx(&ask);
+    succeeded(&served);
+    let hits: Value = serde_json::from_slice(&served.stdout).unwrap();
+    assert_eq!(
+        names(hits.as_array().unwrap()).first(),
+        Some(&"send_invoice_reminder"),
+        "{hits}"
+    );
+    let asked = "semantic search for \"email a reminder about an unpaid bill\": ";
+    while !server.next_line().starts_with(asked) {}
+    let here = repo.diffidx_env(&ask, &[("DIFFIDX_SERVER", "off")]);
+    assert_eq!(served.stdout, here.stdout);
+    // Another model configured: refused, although the server holds the
+    // index's.
+    let (_other, renamed) = renamed_copy(&model);
+    repo.git(&["config", "diffidx.embed.model", renamed.to_str().unwrap()]);
+    let out = repo.diffidx(&ask);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
 
 #[test]

@@ -5,10 +5,9 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, ChildStdout, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use common::query_server::Server;
 use common::{succeeded, TestRepo};
 
 fn repo_with_history() -> TestRepo {
@@ -41,66 +40,6 @@ fn answer(repo: &TestRepo, args: &[&str], server: bool) -> String {
 
 fn log_json(repo: &TestRepo, server: bool) -> String {
     answer(repo, &["log", "--symbol", "Cart.Total", "--json"], server)
-}
-
-/// A `serve` process and the lines it prints, one per request.
-struct Server {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Server {
-    fn start(repo: &TestRepo, idle: &str) -> Server {
-        let mut child = repo
-            .command(common::bin())
-            .args(["serve", "--idle", idle])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout: ChildStdout = child.stdout.take().unwrap();
-        let (send, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = send.send(line);
-            }
-        });
-        let socket = repo.path().join(".git/diffidx/query.sock");
-        let started = Instant::now();
-        while !socket.exists() {
-            assert!(started.elapsed() < Duration::from_secs(10), "no socket");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Server { child, lines }
-    }
-
-    fn next_line(&self) -> String {
-        self.lines
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the server reports each request")
-    }
-
-    /// Reads lines until `expected`; returns those before it. (How often a
-    /// writer's opens make the server release and reopen depends on timing.)
-    fn lines_until(&self, expected: &str) -> Vec<String> {
-        let mut before = Vec::new();
-        loop {
-            let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) else {
-                panic!("no {expected:?} from the server within 10 s; it said {before:?}");
-            };
-            if line == expected {
-                return before;
-            }
-            before.push(line);
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 pub mod github;
 pub mod loopback;
+pub mod query_server;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

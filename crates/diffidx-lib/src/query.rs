@@ -140,6 +140,20 @@ fn from_server_or_store<T>(
     ask: impl FnOnce(&Path) -> Option<T>,
     direct: impl FnOnce(&crate::store::Reader<'_>) -> Result<T, StoreError>,
 ) -> Result<T, QueryError> {
+    from_server_or_here(repo, server, ask, || {
+        let store = open::for_reading(repo, Duration::from_secs(10))?;
+        let answer = direct(&store.reader()?)?;
+        Ok(answer)
+    })
+}
+
+/// [`from_server_or_store`] with an answer that opens what it needs itself.
+fn from_server_or_here<T>(
+    repo: &Repo,
+    server: Option<&Path>,
+    ask: impl FnOnce(&Path) -> Option<T>,
+    here: impl FnOnce() -> Result<T, QueryError>,
+) -> Result<T, QueryError> {
     let state = answerable(repo)?;
     let server = server.filter(|_| crate::settings::query_server_enabled(repo));
     if server.is_some() {
@@ -147,9 +161,7 @@ fn from_server_or_store<T>(
             return Ok(answer);
         }
     }
-    let store = open::for_reading(repo, Duration::from_secs(10))?;
-    let answer = direct(&store.reader()?)?;
-    drop(store);
+    let answer = here()?;
     if let Some(program) = server {
         let work_dir = repo.work_dir().unwrap_or_else(|| repo.common_dir());
         crate::client::spawn(&state.socket(), program, &work_dir);
@@ -204,11 +216,24 @@ pub fn search(
     server: Option<&Path>,
 ) -> Result<SearchAnswer, QueryError> {
     if query.semantic {
-        let answer = semantic_search(repo, query)?;
+        // The query server keeps the model loaded; the chat model's steps
+        // (HyDE, rerank) are taken here.
+        let semantic = || {
+            let server = server.filter(|_| !query.hyde && query.rerank == 0);
+            crate::semantic::configured_source(repo)
+                .ok_or(crate::semantic::SemanticError::NotConfigured)??;
+            from_server_or_here(
+                repo,
+                server,
+                |socket| crate::client::search(socket, query),
+                || semantic_search(repo, query),
+            )
+        };
+        let answer = semantic()?;
         if answer.text_unavailable.is_none() || !repair_search_index(repo)? {
             return Ok(answer);
         }
-        return semantic_search(repo, query);
+        return semantic();
     }
     let ask = |socket: &Path| crate::client::search(socket, query);
     let direct = |reader: &crate::store::Reader<'_>| {
@@ -222,7 +247,7 @@ pub fn search(
 }
 
 /// `search --semantic`, answered in this process: the model is loaded here
-/// (the query server does not hold one).
+/// (for the chat model's steps, or when no query server answers).
 fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, QueryError> {
     use crate::semantic::chat::{configured_chat, model_name, open_service, Asker};
     use crate::semantic::{configured_source, steps, SemanticError, SemanticSearcher};
@@ -241,7 +266,6 @@ fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, Que
         limit: query.limit.max(query.rerank),
         ..query.clone()
     };
-    let wanted = crate::search::candidates(ranked.limit);
     let service = chat.as_ref().map(open_service);
     let mut asker = match (&chat, &service) {
         (Some(chat), Some(service)) => {
@@ -264,12 +288,15 @@ fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, Que
                 .push(format!("the query was not expanded (HyDE): {e}")),
         }
     }
-    let vectors = match &code {
-        Some(code) => semantic.rank_mean(&[&query.query, code], wanted)?,
-        None => semantic.rank(&query.query, wanted)?,
-    };
     let params = crate::semantic::tune::params(&state, &semantic.model().label());
-    let mut answer = searcher.hybrid_expanded(&reader, &ranked, &text_query, &vectors, params)?;
+    let mut answer = semantic.search(
+        &reader,
+        &searcher,
+        params,
+        &ranked,
+        &text_query,
+        code.as_deref(),
+    )?;
     if let (Some(chat), Some(asker)) = (&chat, asker.as_mut()) {
         if query.rerank > 0 {
             let commit = reader

@@ -1,5 +1,7 @@
-//! The query server: a long-lived reader that answers history, code-graph
-//! and impact queries from an open store (`git diffidx serve`); its client is `crate::client`.
+//! The query server: a long-lived reader that answers history, code-graph,
+//! impact and search queries from an open store (`git diffidx serve`); its
+//! client is `crate::client`. With the semantic layer on it also keeps the
+//! embedding model and the vectors loaded (loading them costs 100-400 ms).
 //!
 //! Opening the Kuzu store costs about 30 ms and the first query about 10 ms
 //! more: most of a `log --symbol` run. A process that keeps the store open
@@ -24,6 +26,7 @@ use diffidx_core::SymbolQuery;
 
 use crate::client::{self, MAX_SOCKET_PATH};
 use crate::protocol::{HistoryRequest, ImpactRequest, Request, Response};
+use crate::semantic::{configured_source, SemanticError, SemanticSearcher, SemanticStamp};
 use crate::state::{StateDir, StateError};
 use crate::store::{MoveIndex, NamesNear, Reader, Store, StoreError};
 
@@ -350,6 +353,15 @@ impl AncestorCache {
 struct SearchCache {
     searcher: Option<crate::search::Searcher>,
     moves: Option<(crate::search::Stamp, MoveIndex)>,
+    /// Once a semantic search is asked: the model, the vectors and the
+    /// fusion weights, while their files stay as they were.
+    semantic: Option<LoadedSemantic>,
+}
+
+struct LoadedSemantic {
+    stamp: SemanticStamp,
+    searcher: SemanticSearcher,
+    params: crate::search::HybridParams,
 }
 
 impl SearchCache {
@@ -368,6 +380,48 @@ impl SearchCache {
             self.searcher = Some(crate::search::Searcher::load(reader, state)?);
         }
         Ok(self.searcher.as_ref().expect("loaded above"))
+    }
+
+    /// `search --semantic` without the chat model's steps (the client takes
+    /// those itself).
+    fn semantic(
+        &mut self,
+        repo: &Repo,
+        reader: &Reader<'_>,
+        query: &crate::search::SearchQuery,
+    ) -> Result<crate::search::SearchAnswer, String> {
+        if query.hyde || query.rerank > 0 {
+            return Err("the chat model's steps are taken by the client".into());
+        }
+        let state = StateDir::of(repo);
+        // This process read the git config when it started; the model may
+        // have been configured since, and must be the one a process would use.
+        let place = repo.work_dir().unwrap_or_else(|| repo.git_dir().to_owned());
+        let now = Repo::discover(&place).map_err(|e| e.to_string())?;
+        let source = configured_source(&now)
+            .ok_or_else(|| SemanticError::NotConfigured.to_string())?
+            .map_err(|e| e.to_string())?;
+        let stamp = SemanticStamp::of(&state, &source);
+        if !self.semantic.as_ref().is_some_and(|l| l.stamp == stamp) {
+            self.semantic = None; // the old model goes before the new one loads
+            let searcher = SemanticSearcher::load(&state, &source).map_err(|e| e.to_string())?;
+            let params = crate::semantic::tune::params(&state, &searcher.model().label());
+            self.semantic = Some(LoadedSemantic {
+                stamp,
+                searcher,
+                params,
+            });
+        }
+        self.of(reader, &state).map_err(|e| e.to_string())?;
+        let (Some(names), Some(loaded)) = (&self.searcher, &mut self.semantic) else {
+            return Err("the search index is not loaded".into());
+        };
+        let mut answer = loaded
+            .searcher
+            .search(reader, names, loaded.params, query, &query.query, None)
+            .map_err(|e| e.to_string())?;
+        answer.hits.truncate(query.limit);
+        Ok(answer)
     }
 
     /// The name index and the moves of the store state `reader` sees, each
@@ -478,15 +532,19 @@ fn answer_open(
             Err(e) => Response::failure(e.to_string()),
         },
         Request::Search(query) => {
-            let answer = searcher
-                .of(reader, &StateDir::of(repo))
-                .and_then(|s| s.search(reader, &query));
+            let answer = match query.semantic {
+                true => searcher.semantic(repo, reader, &query),
+                false => searcher
+                    .of(reader, &StateDir::of(repo))
+                    .and_then(|s| s.search(reader, &query))
+                    .map_err(|e| e.to_string()),
+            };
             match answer {
                 Ok(answer) => Response {
                     search: Some(Box::new(answer)),
                     ..Response::success()
                 },
-                Err(e) => Response::failure(e.to_string()),
+                Err(e) => Response::failure(e),
             }
         }
         Request::Window(request) => match reader.window(&request.shas, request.nearest) {
@@ -529,6 +587,7 @@ fn reply(
         Request::History(h) => format!("history of {}", h.query.name),
         Request::Graph(q) => format!("graph of {}", q.symbol.name),
         Request::Impact(i) => format!("impact of {} touched symbols", i.deltas.len()),
+        Request::Search(q) if q.semantic => format!("semantic search for {:?}", q.query),
         Request::Search(q) => format!("search for {:?}", q.query),
         Request::Window(w) => format!("changes of {} commits", w.shas.len()),
         Request::Ping | Request::Release => String::new(),

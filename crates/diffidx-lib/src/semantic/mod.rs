@@ -130,18 +130,60 @@ pub struct WeightsFile {
 impl WeightsFile {
     fn of(model_dir: &Path) -> Option<WeightsFile> {
         let path = model_dir.join("model.safetensors");
-        let meta = std::fs::metadata(&path).ok()?;
-        let modified_ns = meta
-            .modified()
-            .ok()?
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()?
-            .as_nanos();
+        let (len, modified_ns) = file_stamp(&path)?;
         Some(WeightsFile {
             path: path.to_string_lossy().into_owned(),
-            len: meta.len(),
+            len,
             modified_ns,
         })
+    }
+}
+
+/// A file's length and modification time (nanoseconds), if it is there.
+fn file_stamp(path: &Path) -> Option<(u64, u128)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let modified = meta.modified().ok()?;
+    let ns = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some((meta.len(), ns))
+}
+
+/// What a loaded [`SemanticSearcher`] and the fusion weights of its model
+/// were made from: the configured source and the files of the semantic
+/// index (and of a local model). The query server keeps them loaded while
+/// this stays the same; an index run or a new model changes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SemanticStamp {
+    source: String,
+    files: Vec<Option<(u64, u128)>>,
+}
+
+impl SemanticStamp {
+    pub fn of(state: &StateDir, source: &EmbedSource) -> SemanticStamp {
+        let dir = state.semantic();
+        let mut paths: Vec<PathBuf> = ["index.json", "vectors", "fusion.json", "summaries.json"]
+            .iter()
+            .map(|name| dir.join(name))
+            .collect();
+        let source = match source {
+            EmbedSource::Local(model) => {
+                paths.extend(
+                    ["model.safetensors", "tokenizer.json", "config.json"]
+                        .iter()
+                        .map(|name| model.join(name)),
+                );
+                format!("local {}", model.display())
+            }
+            EmbedSource::Service(service) => {
+                format!("{:?} {} {}", service.provider, service.host, service.model)
+            }
+        };
+        SemanticStamp {
+            source,
+            files: paths.iter().map(|p| file_stamp(p)).collect(),
+        }
     }
 }
 
@@ -718,5 +760,26 @@ impl SemanticSearcher {
 
     pub fn model(&self) -> &ModelPin {
         self.model.pin()
+    }
+
+    /// `query` ranked by names, BM25 over `text_query` and vectors (of the
+    /// query, or of its mean with `code`: HyDE), fused by `params`: a
+    /// semantic search without the chat model's steps, answered where the
+    /// parts are loaded (this process, or the query server that keeps them).
+    pub fn search(
+        &mut self,
+        reader: &crate::store::Reader<'_>,
+        names: &crate::search::Searcher,
+        params: crate::search::HybridParams,
+        query: &crate::search::SearchQuery,
+        text_query: &str,
+        code: Option<&str>,
+    ) -> Result<crate::search::SearchAnswer, SemanticError> {
+        let wanted = crate::search::candidates(query.limit);
+        let vectors = match code {
+            Some(code) => self.rank_mean(&[&query.query, code], wanted)?,
+            None => self.rank(&query.query, wanted)?,
+        };
+        Ok(names.hybrid_expanded(reader, query, text_query, &vectors, params)?)
     }
 }
