@@ -111,12 +111,7 @@ impl Server {
             .strip_prefix("serving JSON-RPC on http://")
             .unwrap_or_else(|| panic!("{first}"))
             .to_owned();
-        let socket = repo.path().join(".git/diffidx/query.sock");
-        let started = Instant::now();
-        while !socket.exists() {
-            assert!(started.elapsed() < Duration::from_secs(10), "no socket");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        repo.wait_for_socket(Duration::from_secs(10));
         Server { child, http }
     }
 
@@ -154,7 +149,7 @@ fn json_rpc_on_the_socket_and_over_http_answers_like_the_cli() {
     let server = Server::start(&repo);
 
     // The socket: every request on one connection, answered in order.
-    let stream = UnixStream::connect(repo.path().join(".git/diffidx/query.sock")).unwrap();
+    let stream = UnixStream::connect(repo.socket()).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
         .unwrap();

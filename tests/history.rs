@@ -206,12 +206,7 @@ fn log_answers_for_one_history_and_all_shows_every_branch() {
     );
     // The query server (the first `log` started it) answers the same, and
     // says the same of what it left out.
-    let socket = repo.path().join(".git/diffidx/query.sock");
-    let started = std::time::Instant::now();
-    while !socket.exists() {
-        assert!(started.elapsed() < std::time::Duration::from_secs(20));
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    repo.wait_for_socket(std::time::Duration::from_secs(20));
     let direct = repo.diffidx_env(&["log", "Total", "--json"], &[("DIFFIDX_SERVER", "off")]);
     let served = repo.diffidx(&["log", "Total", "--json"]);
     assert_eq!(served.stdout, direct.stdout);

@@ -98,6 +98,16 @@ fn names(hits: &[Value]) -> Vec<&str> {
         .collect()
 }
 
+/// The shop indexed with the installed model configured, and the model's
+/// directory.
+fn indexed_shop_with_model() -> (TestRepo, PathBuf) {
+    let repo = shop();
+    let model = model_dir();
+    repo.git(&["config", "diffidx.embed.model", model.to_str().unwrap()]);
+    succeeded(&repo.diffidx(&["index"]));
+    (repo, model)
+}
+
 /// The same weights under another directory name: another pin.
 fn renamed_copy(model: &std::path::Path) -> (tempfile::TempDir, PathBuf) {
     let other = tempfile::tempdir().unwrap();
@@ -211,10 +221,7 @@ fn finds_code_by_meaning_and_embeds_unchanged_code_once() {
 
 #[test]
 fn vectors_of_another_model_are_never_compared() {
-    let mut repo = shop();
-    let model = model_dir();
-    repo.git(&["config", "diffidx.embed.model", model.to_str().unwrap()]);
-    succeeded(&repo.diffidx(&["index"]));
+    let (mut repo, model) = indexed_shop_with_model();
     // The same weights under another name are another pin.
     let (_other, renamed) = renamed_copy(&model);
     repo.git(&["config", "diffidx.embed.model", renamed.to_str().unwrap()]);
@@ -235,10 +242,7 @@ fn vectors_of_another_model_are_never_compared() {
 
 #[test]
 fn the_query_server_answers_semantic_searches_like_the_process_and_follows_the_index() {
-    let mut repo = shop();
-    let model = model_dir();
-    repo.git(&["config", "diffidx.embed.model", model.to_str().unwrap()]);
-    succeeded(&repo.diffidx(&["index"]));
+    let (mut repo, model) = indexed_shop_with_model();
     let ask = ["search", "--semantic", "--json", "retry failed payments"];
     let here = repo.diffidx_env(&ask, &[("DIFFIDX_SERVER", "off")]);
     succeeded(&here);

@@ -94,7 +94,7 @@ fn a_dead_server_changes_nothing() {
     let mut server = Server::start(&repo, "60");
     server.child.kill().unwrap();
     server.child.wait().unwrap();
-    let socket = repo.path().join(".git/diffidx/query.sock");
+    let socket = repo.socket();
     assert!(socket.exists(), "a killed server leaves its socket");
     assert_eq!(log_json(&repo, true), direct);
     succeeded(&repo.diffidx(&["index"]));
@@ -114,7 +114,7 @@ fn an_idle_server_exits_and_removes_its_socket() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success());
-    assert!(!repo.path().join(".git/diffidx/query.sock").exists());
+    assert!(!repo.socket().exists());
 }
 
 #[test]
@@ -131,7 +131,7 @@ fn a_server_leaves_when_the_index_does() {
     let out = repo.diffidx(&["serve", "--idle", "1"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no index here yet"));
-    assert!(!repo.path().join(".git/diffidx/query.sock").exists());
+    assert!(!repo.socket().exists());
 }
 
 #[test]
@@ -311,9 +311,7 @@ fn a_server_keeps_trying_to_reopen_a_store_it_released() {
     // unreadable file in its place for a while.
     let store = repo.path().join(".git/diffidx/graph.kuzu");
     let saved = repo.path().join(".git/diffidx/graph.kuzu.saved");
-    let mut stream =
-        std::os::unix::net::UnixStream::connect(repo.path().join(".git/diffidx/query.sock"))
-            .unwrap();
+    let mut stream = std::os::unix::net::UnixStream::connect(repo.socket()).unwrap();
     std::fs::rename(&store, &saved).unwrap();
     std::fs::write(&store, vec![0x5a; 8192]).unwrap();
     std::io::Write::write_all(&mut stream, b"{\"op\":\"release\"}\n").unwrap();

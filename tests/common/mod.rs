@@ -80,6 +80,21 @@ impl TestRepo {
         self.dir.path()
     }
 
+    /// The query server's socket.
+    pub fn socket(&self) -> PathBuf {
+        self.path().join(".git/diffidx/query.sock")
+    }
+
+    /// Waits until a query server listens, failing after `within`.
+    pub fn wait_for_socket(&self, within: std::time::Duration) {
+        let socket = self.socket();
+        let started = std::time::Instant::now();
+        while !socket.exists() {
+            assert!(started.elapsed() < within, "no socket");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// Runs git and returns stdout; panics with stderr on failure.
     pub fn git(&self, args: &[&str]) -> String {
         let mut cmd = Command::new("git");

@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::TestRepo;
 
@@ -29,12 +29,7 @@ impl Server {
                 let _ = send.send(line);
             }
         });
-        let socket = repo.path().join(".git/diffidx/query.sock");
-        let started = Instant::now();
-        while !socket.exists() {
-            assert!(started.elapsed() < Duration::from_secs(10), "no socket");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        repo.wait_for_socket(Duration::from_secs(10));
         Server { child, lines }
     }
 
