@@ -1,5 +1,6 @@
 # Sourced by scripts/install and scripts/test: the one build directory, and
-# the Debian packages the build needs (kuzu builds a C++ engine with CMake).
+# the Debian packages the build needs (kuzu builds a C++ engine with CMake,
+# jemalloc builds with make).
 
 # One persistent target directory outside the clone, shared by tests, benches
 # and install (all in the release profile), so the C++ engine is built once.
@@ -8,6 +9,8 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${HOME:-/root}/.cache/diffidx-targe
 diffidx_missing=()
 command -v cmake >/dev/null 2>&1 || diffidx_missing+=(cmake)
 command -v g++ >/dev/null 2>&1 || diffidx_missing+=(g++)
+# jemalloc (the binary's allocator on Linux) is built with its configure and make.
+command -v make >/dev/null 2>&1 || diffidx_missing+=(make)
 command -v git >/dev/null 2>&1 || diffidx_missing+=(git)
 # The Action's download path (and its test) fetches with curl.
 command -v curl >/dev/null 2>&1 || diffidx_missing+=(curl)

@@ -1,6 +1,8 @@
 //! `git-diffidx`: the thin command-line front of diffidx. Flags are defined in
 //! `cli/mod.rs`; each subcommand lives in its own file under `cli/`.
 
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod allocator;
 mod cli;
 
 use std::process::ExitCode;
