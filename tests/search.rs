@@ -300,3 +300,33 @@ fn search_without_an_index_says_what_to_run() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("git diffidx init"));
 }
+
+/// Overloads share a name and a file, so they score the same: they are
+/// listed by their place in the file, not in the order the store happens
+/// to hold them (here, the one added later sits above the first).
+#[test]
+fn hits_of_equal_score_are_listed_by_place_whatever_the_store_order() {
+    let mut repo = TestRepo::new();
+    let class = |methods: &str| {
+        format!("namespace Acme\n{{\n    public class Cache\n    {{\n{methods}    }}\n}}\n")
+    };
+    let by_name = "        public int Fetch(string key) { return 1; }\n";
+    repo.write("src/Cache.cs", class(by_name));
+    repo.commit("fetch by name");
+    let by_id = "        public int Fetch(int id) { return 2; }\n";
+    repo.write("src/Cache.cs", class(&format!("{by_id}{by_name}")));
+    repo.commit("fetch by id, above");
+    succeeded(&repo.diffidx(&["index"]));
+    let hits = search(&repo, &["Fetch"]);
+    let listed: Vec<(&str, f64)> = hits
+        .iter()
+        .map(|h| (h["sig"].as_str().unwrap(), h["score"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(listed.len(), 2, "{hits:?}");
+    assert_eq!(listed[0].1, listed[1].1, "equal scores: {hits:?}");
+    assert_eq!(
+        [listed[0].0, listed[1].0],
+        ["(int)", "(string)"],
+        "{hits:?}"
+    );
+}

@@ -339,8 +339,7 @@ impl Searcher {
             let (x, y) = (&entries[a.0], &entries[b.0]);
             b.1.total_cmp(&a.1)
                 .then(x.deleted.cmp(&y.deleted))
-                .then(x.qualname.cmp(&y.qualname))
-                .then(x.path.cmp(&y.path))
+                .then(x.tie_order(y))
         });
         ranked.truncate(limit);
         answer.hits = self.hits(reader, ranked)?;
@@ -469,9 +468,7 @@ impl Searcher {
         self.expand(reader, query, &mut scored, params)?;
         scored.sort_by(|a, b| {
             let (x, y) = (&entries[a.0], &entries[b.0]);
-            b.1.total_cmp(&a.1)
-                .then(x.qualname.cmp(&y.qualname))
-                .then(x.path.cmp(&y.path))
+            b.1.total_cmp(&a.1).then(x.tie_order(y))
         });
         scored.truncate(limit);
         answer.hits = self.hits(reader, scored)?;

@@ -130,8 +130,7 @@ impl NameIndex {
             b.1.total_cmp(&a.1)
                 .then(x.deleted.cmp(&y.deleted))
                 .then(x.qualname.len().cmp(&y.qualname.len()))
-                .then(x.qualname.cmp(&y.qualname))
-                .then(x.path.cmp(&y.path))
+                .then(x.tie_order(y))
         });
         hits
     }

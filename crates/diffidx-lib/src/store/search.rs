@@ -24,6 +24,20 @@ pub struct SymbolEntry {
     pub end_line: u32,
 }
 
+impl SymbolEntry {
+    /// The order of hits with equal scores: by name, file and place, and
+    /// last by id, so that it never depends on the order the store lists
+    /// them in (overloads share a name and a file).
+    pub fn tie_order(&self, other: &SymbolEntry) -> std::cmp::Ordering {
+        self.qualname
+            .cmp(&other.qualname)
+            .then(self.path.cmp(&other.path))
+            .then(self.start_line.cmp(&other.start_line))
+            .then(self.sig.cmp(&other.sig))
+            .then(self.id.cmp(&other.id))
+    }
+}
+
 /// The commit that deleted a symbol.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeletedIn {
