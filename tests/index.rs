@@ -1162,6 +1162,13 @@ fn timings_break_a_run_down_by_stage() {
         "2 file versions parsed (0.0 MiB, 1 incrementally), 1 found parsed in the cache",
         "{said}"
     );
+    // The code graph read Cart.cs with the facts its last parse found,
+    // not by parsing it again.
+    assert_eq!(
+        diffing[7].trim(),
+        "code graph: 1 of 1 files read, 1 of them with the facts the diffing found",
+        "{said}"
+    );
     // Opening and writing a Kuzu store takes milliseconds at least.
     let store = stages.iter().find(|(n, _, _)| n == "store").unwrap();
     assert!(store.1 > 0.0, "{said}");

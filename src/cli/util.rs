@@ -522,6 +522,13 @@ pub fn timings_table(report: &IndexReport) -> String {
         blobs.incremental,
         blobs.cache_hits
     ));
+    if let Some(graph) = &report.graph {
+        out.push_str(&format!(
+            "  code graph: {} of {} files read, {} of them with the facts the diffing found
+",
+            graph.parsed, graph.files, graph.reused
+        ));
+    }
     out
 }
 

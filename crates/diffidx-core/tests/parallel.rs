@@ -4,12 +4,14 @@
 
 mod common;
 
+use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use common::git;
 use diffidx_core::differ::parallel::diff_commits;
 use diffidx_core::git::{CommitInfo, Repo};
-use diffidx_core::{CommitRecord, DiffOptions, SymbolDiffer};
+use diffidx_core::{CommitRecord, DiffOptions, Language, SymbolDiffer};
 
 fn commit(dir: &Path, message: &str) {
     git(dir, &["add", "-A"]);
@@ -150,12 +152,14 @@ fn two_threads_make_the_records_one_differ_makes() {
         &DiffOptions::default(),
         &commits,
         2,
+        None,
         &mut |r| {
             got.push(summary(&r));
             true
         },
     )
-    .unwrap();
+    .unwrap()
+    .stats;
     assert_eq!(got.len(), expected.len());
     for (i, (got, expected)) in got.iter().zip(&expected).enumerate() {
         assert_eq!(got, expected, "commit {i}");
@@ -182,6 +186,7 @@ fn a_sink_that_stops_ends_the_run() {
         &DiffOptions::default(),
         &commits,
         2,
+        None,
         &mut |_| {
             seen += 1;
             seen < 10
@@ -189,4 +194,64 @@ fn a_sink_that_stops_ends_the_run() {
     )
     .unwrap();
     assert_eq!(seen, 10);
+}
+
+/// The files of the last commit, parsed during the walk, keep their
+/// code-graph facts (the graph after an index run reads them instead of
+/// parsing again): the same facts a parse of each file on its own gives,
+/// and the same records as a walk that keeps none.
+#[test]
+fn the_walk_keeps_the_graph_facts_of_the_last_trees_files() {
+    let dir = tempfile::tempdir().unwrap();
+    history(dir.path());
+    let repo = Repo::discover(dir.path()).unwrap();
+    let commits = commits(&repo, dir.path());
+    let head = repo.resolve_commit("HEAD").unwrap();
+    let files: Vec<_> = repo
+        .tree_files(head)
+        .unwrap()
+        .into_iter()
+        .filter(|f| Language::from_path(&f.path).is_some())
+        .collect();
+    let wanted: HashSet<_> = files.iter().map(|f| f.blob).collect();
+
+    let walk = |facts_of: Option<Arc<HashSet<_>>>, threads: usize| {
+        let mut records = Vec::new();
+        let diffed = diff_commits(
+            &repo.share(),
+            &DiffOptions::default(),
+            &commits,
+            threads,
+            facts_of,
+            &mut |r| {
+                records.push(summary(&r));
+                true
+            },
+        )
+        .unwrap();
+        (records, diffed.facts)
+    };
+    let (plain, none) = walk(None, 2);
+    assert!(none.is_empty());
+    let mut alone = SymbolDiffer::new(&repo, DiffOptions::default()).unwrap();
+    for threads in [1, 2] {
+        let (records, facts) = walk(Some(Arc::new(wanted.clone())), threads);
+        assert_eq!(records, plain, "{threads} thread(s)");
+        let mut readable = 0;
+        for file in &files {
+            let language = Language::from_path(&file.path).unwrap();
+            let kept = facts.get(&(file.blob, language));
+            match alone.file_facts(file.blob, &file.path).unwrap() {
+                Some(expected) => {
+                    readable += 1;
+                    assert!(!expected.defs.is_empty(), "{}", file.path);
+                    assert_eq!(kept, Some(&expected), "{} ({threads})", file.path);
+                }
+                // The binary file has none.
+                None => assert_eq!(kept, None, "{}", file.path),
+            }
+        }
+        assert!(readable + 1 >= files.len() && readable > 10, "{readable}");
+        assert_eq!(facts.len(), readable, "only the last tree's blobs");
+    }
 }

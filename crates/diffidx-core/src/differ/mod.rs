@@ -109,9 +109,16 @@ pub struct SymbolDiffer<'r> {
     extractor: Extractor,
     cache: BlobCache,
     options: DiffOptions,
+    /// Blobs whose code-graph facts are wanted (the files of the commit the
+    /// graph moves to after the run), and the facts of those parsed so far.
+    facts_wanted: Option<Arc<HashSet<ObjectId>>>,
+    facts_found: ParsedFacts,
     /// Counters for benchmarks and status output.
     pub stats: DiffStats,
 }
+
+/// Code-graph facts of blobs the differ parsed, by blob and language.
+pub type ParsedFacts = HashMap<(ObjectId, Language), crate::codegraph::FileFacts>;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DiffStats {
@@ -215,8 +222,23 @@ impl<'r> SymbolDiffer<'r> {
             extractor: Extractor::new()?.with_limits(options.limits),
             cache: BlobCache::new(options.cache_bytes),
             options,
+            facts_wanted: None,
+            facts_found: ParsedFacts::new(),
             stats: DiffStats::default(),
         })
+    }
+
+    /// Makes the parse of any of `blobs` give its code-graph facts as well,
+    /// kept for [`take_facts`](Self::take_facts): the graph built after a
+    /// run then reads them instead of parsing those blobs again.
+    pub fn want_facts_of(&mut self, blobs: Arc<HashSet<ObjectId>>) {
+        self.facts_wanted = Some(blobs);
+    }
+
+    /// The facts of the wanted blobs parsed so far (see
+    /// [`want_facts_of`](Self::want_facts_of)).
+    pub fn take_facts(&mut self) -> ParsedFacts {
+        std::mem::take(&mut self.facts_found)
     }
 
     /// The repository this differ reads.
@@ -640,9 +662,21 @@ impl<'r> SymbolDiffer<'r> {
                     self.stats.blobs.bytes += source.text.len() as u64;
                     let base = base.and_then(|b| b.state.as_ref().map(|s| (s, b.text.as_str())));
                     self.stats.blobs.incremental += u64::from(base.is_some());
-                    let extracted =
+                    // A file of the graph's commit: one walk gives its
+                    // symbols and its facts.
+                    let wanted = self
+                        .facts_wanted
+                        .as_ref()
+                        .is_some_and(|wanted| wanted.contains(&blob));
+                    let mut extracted = if wanted {
+                        self.extractor.extract_facts(language, &source.text, base)
+                    } else {
                         self.extractor
-                            .extract_incremental(language, &source.text, base);
+                            .extract_incremental(language, &source.text, base)
+                    };
+                    if let Some(facts) = extracted.facts.take() {
+                        self.facts_found.insert((blob, language), facts);
+                    }
                     match extracted.over_limit {
                         Some(why) => Err(Unreadable::OverLimit(why)),
                         None => Ok(Arc::new(ParsedBlob {

@@ -12,9 +12,16 @@
 //! [`SymbolDiffer`] and half the cache budget; the records are the same, byte
 //! for byte, as one differ's.
 
+use std::collections::HashSet;
 use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Arc;
 
-use super::{record_of, DiffOptions, DiffStats, FileChange, LoadedChange, SymbolDiffer, TreePair};
+use gix::ObjectId;
+
+use super::{
+    record_of, DiffOptions, DiffStats, FileChange, LoadedChange, ParsedFacts, SymbolDiffer,
+    TreePair,
+};
 use crate::error::{Error, Result};
 use crate::git::{CommitInfo, SharedRepo};
 use crate::CommitRecord;
@@ -25,30 +32,56 @@ const PREFETCH: usize = 1000;
 /// Commits the helper may run ahead of the labelling thread.
 const AHEAD: usize = 64;
 
+/// What a run of [`diff_commits`] did, and the facts it kept.
+#[derive(Default)]
+pub struct Diffed {
+    /// What the differs did, added up.
+    pub stats: DiffStats,
+    /// The code-graph facts of the wanted blobs the run parsed.
+    pub facts: ParsedFacts,
+}
+
+impl Diffed {
+    fn of(differ: &mut SymbolDiffer<'_>) -> Diffed {
+        Diffed {
+            stats: differ.stats(),
+            facts: differ.take_facts(),
+        }
+    }
+
+    fn and(mut self, other: Diffed) -> Diffed {
+        self.stats = self.stats + other.stats;
+        self.facts.extend(other.facts);
+        self
+    }
+}
+
 /// Diffs `commits` in order and hands each record to `sink`, which returns
 /// false to stop early. On two `threads` if asked, except in a partial clone
 /// (whose fetches of missing blobs are made in batches, one at a time). An
-/// error stops the run after every earlier record was handed on. Returns
-/// what the differs did, added up.
+/// error stops the run after every earlier record was handed on. The parse
+/// of a blob in `facts_of` keeps its code-graph facts as well
+/// ([`SymbolDiffer::want_facts_of`]).
 pub fn diff_commits(
     shared: &SharedRepo,
     options: &DiffOptions,
     commits: &[CommitInfo],
     threads: usize,
+    facts_of: Option<Arc<HashSet<ObjectId>>>,
     sink: &mut dyn FnMut(CommitRecord) -> bool,
-) -> Result<DiffStats> {
+) -> Result<Diffed> {
     let repo = shared.to_local();
     if threads < 2 || repo.promisor_remote().is_some() {
-        let mut differ = SymbolDiffer::new(&repo, options.clone())?;
+        let mut differ = new_differ(&repo, options.clone(), &facts_of)?;
         for chunk in commits.chunks(PREFETCH) {
             differ.prefetch(chunk)?;
             for commit in chunk {
                 if !sink(differ.commit_record(commit)?) {
-                    return Ok(differ.stats());
+                    return Ok(Diffed::of(&mut differ));
                 }
             }
         }
-        return Ok(differ.stats());
+        return Ok(Diffed::of(&mut differ));
     }
     let half = DiffOptions {
         cache_bytes: options.cache_bytes / 2,
@@ -57,11 +90,12 @@ pub fn diff_commits(
     std::thread::scope(|scope| {
         let (sender, receiver) = sync_channel::<Result<Vec<Planned>>>(AHEAD);
         let helper_options = half.clone();
+        let helper_facts = facts_of.clone();
         let helper = std::thread::Builder::new()
             .name("diffidx-parse".into())
-            .spawn_scoped(scope, move || -> Result<DiffStats> {
+            .spawn_scoped(scope, move || -> Result<Diffed> {
                 let repo = shared.to_local();
-                let mut differ = SymbolDiffer::new(&repo, helper_options)?;
+                let mut differ = new_differ(&repo, helper_options, &helper_facts)?;
                 for commit in commits {
                     let planned = differ
                         .tree_pairs(commit)
@@ -71,20 +105,34 @@ pub fn diff_commits(
                         break; // the labelling thread stopped, or this one failed
                     }
                 }
-                Ok(differ.stats())
+                Ok(Diffed::of(&mut differ))
             })
             .map_err(|e| Error::Thread {
                 name: "diffidx-parse".into(),
                 reason: e.to_string(),
             })?;
-        let labelled = label_in_order(&repo, half, commits, &receiver, sink);
+        let labelled = new_differ(&repo, half, &facts_of)
+            .and_then(|differ| label_in_order(differ, commits, &receiver, sink));
         drop(receiver); // a helper still sending stops
         let helped = match helper.join() {
             Ok(helped) => helped,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        Ok(labelled? + helped?)
+        Ok(labelled?.and(helped?))
     })
+}
+
+/// A differ that keeps the facts of `facts_of`, if any.
+fn new_differ<'r>(
+    repo: &'r crate::git::Repo,
+    options: DiffOptions,
+    facts_of: &Option<Arc<HashSet<ObjectId>>>,
+) -> Result<SymbolDiffer<'r>> {
+    let mut differ = SymbolDiffer::new(repo, options)?;
+    if let Some(blobs) = facts_of {
+        differ.want_facts_of(Arc::clone(blobs));
+    }
+    Ok(differ)
 }
 
 /// One tree diff as the helper leaves it: every changed file, and the ones
@@ -114,13 +162,11 @@ fn plan(differ: &mut SymbolDiffer<'_>, pairs: Vec<TreePair>) -> Result<Vec<Plann
 /// The labelling thread's part: loads the rest of each tree diff, labels
 /// it, and hands the records on in order.
 fn label_in_order(
-    repo: &crate::git::Repo,
-    options: DiffOptions,
+    mut differ: SymbolDiffer<'_>,
     commits: &[CommitInfo],
     receiver: &Receiver<Result<Vec<Planned>>>,
     sink: &mut dyn FnMut(CommitRecord) -> bool,
-) -> Result<DiffStats> {
-    let mut differ = SymbolDiffer::new(repo, options)?;
+) -> Result<Diffed> {
     for commit in commits {
         let planned = receiver.recv().map_err(|_| Error::Thread {
             name: "diffidx-parse".into(),
@@ -142,7 +188,7 @@ fn label_in_order(
             break;
         }
     }
-    Ok(differ.stats())
+    Ok(Diffed::of(&mut differ))
 }
 
 /// Whether the helper loads a change: by a hash of its path (the new one,

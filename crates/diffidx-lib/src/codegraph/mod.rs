@@ -17,10 +17,11 @@ mod query;
 pub use facts::FactFiles;
 pub use query::{graph, impact, GraphAnswer, GraphQuery, ImpactAnswer, Reached, Touched};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use diffidx_core::codegraph::{self, DefIndex, FileFacts, SourceFile, GRAPH_VERSION};
+use diffidx_core::differ::ParsedFacts;
 use diffidx_core::git::Repo;
 use diffidx_core::{Language, SymbolDiffer};
 
@@ -34,8 +35,11 @@ pub struct GraphReport {
     pub commit: String,
     /// Built from nothing (no graph yet, or of another version).
     pub full: bool,
-    /// Files parsed, and files whose edges were derived.
+    /// Files read (their blob changed), and files whose edges were derived.
     pub parsed: usize,
+    /// Of the files read, those whose facts the index run's diffing had
+    /// found already (not parsed again).
+    pub reused: usize,
     pub derived: usize,
     /// Files in the tree the graph describes.
     pub files: usize,
@@ -50,12 +54,16 @@ pub enum GraphError {
 }
 
 /// Moves the graph to `commit` (normally `HEAD`). Does nothing when it is
-/// there already. The facts of the files it parsed go to `fresh`, with
-/// their words (for the search index, which reads the same parse).
+/// there already. `parsed` holds facts the run found already (the index
+/// run's differs keep those of the commit's files they parsed); the other
+/// files it needs are parsed here. The facts of the files it read go to
+/// `fresh`, with their words (for the search index, which reads the same
+/// parse).
 pub fn update(
     store: &Store,
     differ: &mut SymbolDiffer<'_>,
     commit: diffidx_core::ObjectId,
+    parsed: ParsedFacts,
     fresh: &mut BTreeMap<String, Arc<FileFacts>>,
 ) -> Result<Option<GraphReport>, GraphError> {
     let repo: &Repo = differ.repo();
@@ -129,17 +137,13 @@ pub fn update(
         new.remove(path);
         changed.insert(path.clone());
     }
-    let read = diffidx_core::differ::parallel::file_facts(
-        differ,
-        &changed_sides,
-        crate::index::diff_threads(),
-    )?;
+    let (read, reused) = facts_of(differ, &changed_sides, parsed)?;
     let mut unwritten = Vec::with_capacity(changed_sides.len());
     for (side, facts) in changed_sides.iter().zip(read) {
         let language = Language::from_path(&side.path).expect("filtered to source files");
         // An unreadable file (binary, too large, missing) is in the tree
         // with nothing in it.
-        let facts = Arc::new(facts.unwrap_or_default());
+        let facts = facts.unwrap_or_default();
         let blob = side.blob.to_string();
         unwritten.push((side.path.clone(), blob.clone(), Arc::clone(&facts)));
         sources.push(StoredSource {
@@ -182,6 +186,7 @@ pub fn update(
             commit: sha.clone(),
             full: !current,
             parsed: changed_sides.len(),
+            reused,
             derived: rederived.len(),
             files: new.len(),
         };
@@ -207,6 +212,44 @@ pub fn update(
         fact_files.keep_only(live.iter().map(|(path, blob)| (*path, blob.as_str())));
     }
     Ok(Some(report))
+}
+
+/// The facts of `sides`, in order: those in `parsed` as they are, the rest
+/// parsed (on two threads when there are many); and how many were in
+/// `parsed`.
+type SideFacts = Vec<Option<Arc<FileFacts>>>;
+fn facts_of(
+    differ: &mut SymbolDiffer<'_>,
+    sides: &[diffidx_core::git::FileSide],
+    parsed: ParsedFacts,
+) -> Result<(SideFacts, usize), GraphError> {
+    // Shared, not moved: two paths may hold the same blob.
+    let parsed: HashMap<_, Arc<FileFacts>> =
+        parsed.into_iter().map(|(k, v)| (k, Arc::new(v))).collect();
+    let mut known: Vec<Option<Arc<FileFacts>>> = sides
+        .iter()
+        .map(|side| {
+            let language = Language::from_path(&side.path)?;
+            parsed.get(&(side.blob, language)).cloned()
+        })
+        .collect();
+    let reused = known.iter().filter(|f| f.is_some()).count();
+    let unparsed: Vec<_> = sides
+        .iter()
+        .zip(&known)
+        .filter(|(_, facts)| facts.is_none())
+        .map(|(side, _)| side.clone())
+        .collect();
+    let mut read = diffidx_core::differ::parallel::file_facts(
+        differ,
+        &unparsed,
+        crate::index::diff_threads(),
+    )?
+    .into_iter();
+    for facts in known.iter_mut().filter(|f| f.is_none()) {
+        *facts = read.next().flatten().map(Arc::new);
+    }
+    Ok((known, reused))
 }
 
 /// Every directory of the tree (the root is `""`), and what each contains.

@@ -11,13 +11,15 @@ mod walk;
 
 pub use gc::{gc, GcReport};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use diffidx_core::differ::{BlobCounts, DiffStats};
+use diffidx_core::differ::parallel::Diffed;
+use diffidx_core::differ::{BlobCounts, ParsedFacts};
 use diffidx_core::git::notes::Notes;
 use diffidx_core::git::Repo;
-use diffidx_core::{CommitRecord, DiffOptions, SymbolDiffer};
+use diffidx_core::{CommitRecord, DiffOptions, Language, ObjectId, SymbolDiffer};
 
 use crate::open;
 use crate::state::{StateDir, StateError, WriterLock};
@@ -289,8 +291,8 @@ fn index_locked_with(
     if packed_notes {
         notes.pack_writes();
     }
-    diff_and_write(&store, &todo, options, &mut notes, &mut report, progress)?;
-    update_views(&mut differ, &store, before, &mut report)?;
+    let parsed = diff_and_write(&store, &todo, options, &mut notes, &mut report, progress)?;
+    update_views(&mut differ, &store, before, parsed, &mut report)?;
     drop(store);
     let compacting = Instant::now();
     let large_run = report.computed + report.imported >= PACK_AFTER;
@@ -324,6 +326,9 @@ const IN_FLIGHT: usize = BATCH;
 ///
 /// When either side fails the other stops: records already diffed are
 /// still written (each note is whole), then the first error is returned.
+///
+/// Returns the code-graph facts of `HEAD`'s files that the diffing parsed,
+/// so that the graph after the run does not parse them again.
 fn diff_and_write(
     store: &store::Store,
     todo: &[diffidx_core::git::CommitInfo],
@@ -331,20 +336,25 @@ fn diff_and_write(
     notes: &mut Notes<'_>,
     report: &mut IndexReport,
     progress: &mut dyn Progress,
-) -> Result<()> {
+) -> Result<ParsedFacts> {
+    if todo.is_empty() {
+        return Ok(ParsedFacts::new());
+    }
     let shared = notes.repo().share();
     let threads = diff_threads();
     report.diff_threads = threads;
+    let facts_of = graph_blobs(notes.repo());
     std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::sync_channel::<CommitRecord>(IN_FLIGHT);
         let differ = std::thread::Builder::new().name("diffidx-diff".into());
-        let differ = differ.spawn_scoped(scope, move || -> Result<(DiffStats, Duration)> {
+        let differ = differ.spawn_scoped(scope, move || -> Result<(Diffed, Duration)> {
             let mut blocked = Duration::ZERO;
-            let stats = diffidx_core::differ::parallel::diff_commits(
+            let diffed = diffidx_core::differ::parallel::diff_commits(
                 &shared,
                 &options.diff,
                 todo,
                 threads,
+                facts_of,
                 &mut |record| {
                     let sending = Instant::now();
                     let sent = sender.send(record).is_ok(); // not sent: the writer failed
@@ -352,7 +362,7 @@ fn diff_and_write(
                     sent
                 },
             )?;
-            Ok((stats, blocked))
+            Ok((diffed, blocked))
         });
         let differ = match differ {
             Ok(differ) => differ,
@@ -364,12 +374,29 @@ fn diff_and_write(
             Err(panic) => std::panic::resume_unwind(panic),
         };
         written?;
-        let (stats, blocked) = diffed?;
-        report.blobs = stats.blobs;
-        report.times.diff = stats.time;
+        let (diffed, blocked) = diffed?;
+        report.blobs = diffed.stats.blobs;
+        report.times.diff = diffed.stats.time;
         report.times.waiting_for_writer = blocked;
-        Ok(())
+        Ok(diffed.facts)
     })
+}
+
+/// The source files' blobs of `HEAD`, where the code graph goes after the
+/// run (`None` without a graph or a `HEAD`).
+fn graph_blobs(repo: &Repo) -> Option<Arc<HashSet<ObjectId>>> {
+    if !crate::settings::code_graph_enabled(repo) {
+        return None;
+    }
+    let head = repo.resolve_commit("HEAD").ok()?;
+    let files = repo.tree_files(head).ok()?;
+    Some(Arc::new(
+        files
+            .into_iter()
+            .filter(|f| Language::from_path(&f.path).is_some())
+            .map(|f| f.blob)
+            .collect(),
+    ))
 }
 
 /// Threads the differ may use: two where there are two cores (the writer
@@ -424,6 +451,7 @@ fn update_views(
     differ: &mut SymbolDiffer<'_>,
     store: &store::Store,
     before: Option<crate::search::Stamp>,
+    parsed: ParsedFacts,
     report: &mut IndexReport,
 ) -> Result<()> {
     let repo = differ.repo();
@@ -433,7 +461,7 @@ fn update_views(
     if crate::settings::code_graph_enabled(repo) {
         if let Ok(head) = repo.resolve_commit("HEAD") {
             if store.has_commit(&head.to_string())? {
-                report.graph = crate::codegraph::update(store, differ, head, &mut fresh)?;
+                report.graph = crate::codegraph::update(store, differ, head, parsed, &mut fresh)?;
             }
         }
     }
@@ -762,7 +790,7 @@ fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<I
     let mut differ = SymbolDiffer::new(repo, diff.clone())?;
     let store = open::for_writing(state)?;
     sync_from_notes(&store, &mut notes, &mut differ, &mut report)?;
-    update_views(&mut differ, &store, None, &mut report)?;
+    update_views(&mut differ, &store, None, ParsedFacts::new(), &mut report)?;
     drop(store);
     if report.loaded >= PACK_AFTER {
         report.compacted = Some(compact(state));
