@@ -602,7 +602,7 @@ fn context_with_a_query_matches_changes_by_meaning_too() {
     let maps = tempfile::tempdir().unwrap();
     let map = maps.path().join("services.toml");
     std::fs::write(&map, format!("[services.shop]\nrepo = {:?}\n", repo.path())).unwrap();
-    let out = repo.diffidx(&[
+    let ask = [
         "context",
         "--service",
         "shop",
@@ -615,7 +615,9 @@ fn context_with_a_query_matches_changes_by_meaning_too() {
         "--query",
         "charge the card again when the bank declines",
         "--json",
-    ]);
+    ];
+    // Answered by this process first (no query server is started).
+    let out = repo.diffidx_env(&ask, &[("DIFFIDX_SERVER", "off")]);
     let stderr = succeeded(&out);
     assert!(
         stderr.contains("matched to the query by names, text, vectors"),
@@ -627,6 +629,29 @@ fn context_with_a_query_matches_changes_by_meaning_too() {
         "{records:?}"
     );
     assert_eq!(records[0]["relevance"], 1.0);
+    // A query server holds the indexes and the model: it answers the
+    // relevance, and the records are the same as the process makes.
+    let server = Server::start(&repo, "60");
+    for _ in 0..2 {
+        let served = repo.diffidx(&ask);
+        let stderr = succeeded(&served);
+        assert!(stderr.contains("by names, text, vectors"), "{stderr}");
+        assert_eq!(
+            String::from_utf8_lossy(&served.stdout),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let asked = "relevance of 8 symbols to \"charge the card again when the bank declines\": ";
+        let line = loop {
+            let line = server.next_line();
+            if line.starts_with("relevance of ") {
+                break line;
+            }
+        };
+        assert!(
+            line.starts_with(asked) && line.ends_with(" match, by names, text, vectors"),
+            "{line}"
+        );
+    }
 }
 
 #[test]

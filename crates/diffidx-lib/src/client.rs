@@ -201,6 +201,22 @@ pub fn window(socket: &Path, request: &WindowRequest) -> Option<WindowAnswer> {
     }
 }
 
+/// How well symbols match words, from a running server; `None` when there
+/// is no usable one.
+pub fn relevance(
+    socket: &Path,
+    request: &crate::protocol::RelevanceRequest,
+) -> Option<crate::query::Relevance> {
+    match call(socket, &Request::Relevance(request.clone()), QUERY_WAIT) {
+        Ok(Response {
+            ok: true,
+            relevance: Some(answer),
+            ..
+        }) => Some(*answer),
+        _ => None,
+    }
+}
+
 /// The blast radius of a change from a running server; `None` when there
 /// is no usable one.
 pub fn impact(socket: &Path, request: &ImpactRequest) -> Option<ImpactAnswer> {

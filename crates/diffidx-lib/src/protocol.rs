@@ -6,6 +6,7 @@ use diffidx_core::{SymbolDelta, SymbolQuery};
 use serde::{Deserialize, Serialize};
 
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
+use crate::query::Relevance;
 use crate::search::{SearchAnswer, SearchQuery};
 use crate::store::HistoryEntry;
 use crate::store::WindowAnswer;
@@ -29,6 +30,8 @@ pub enum Request {
     Search(SearchQuery),
     /// The changes of an incident window's commits, with callers (`context`).
     Window(WindowRequest),
+    /// How well symbols match words (`context --query`).
+    Relevance(RelevanceRequest),
 }
 
 impl Request {
@@ -41,6 +44,7 @@ impl Request {
                 | Request::Impact(_)
                 | Request::Search(_)
                 | Request::Window(_)
+                | Request::Relevance(_)
         )
     }
 }
@@ -63,6 +67,13 @@ pub struct WindowRequest {
     pub shas: Vec<String>,
     /// How many callers of each symbol to name.
     pub nearest: usize,
+}
+
+/// What `context --query` asks: how well each of `ids` matches `text`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RelevanceRequest {
+    pub text: String,
+    pub ids: Vec<String>,
 }
 
 /// What `impact` asks of the graph.
@@ -114,6 +125,9 @@ pub struct Response {
     /// The answer to a `window` request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<Box<WindowAnswer>>,
+    /// The answer to a `relevance` request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<Box<Relevance>>,
 }
 
 impl Response {

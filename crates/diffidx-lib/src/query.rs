@@ -13,9 +13,10 @@ use diffidx_core::{Status, SymbolDiffer, SymbolQuery};
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
 use crate::open::{self, OpenError};
 use crate::protocol::ImpactRequest;
-use crate::search::{SearchAnswer, SearchQuery};
+use crate::search::{HybridParams, SearchAnswer, SearchQuery};
 use crate::state::{StateDir, StateError, Wait, WriterLock};
 use crate::store::{HistoryEntry, StoreError};
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
@@ -328,14 +329,14 @@ fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, Que
 }
 
 /// How well symbols match words (`context --query`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Relevance {
     /// Symbol id → fused score in (0, 1], for the symbols asked about that
     /// match at all.
     pub scores: HashMap<String, f64>,
     /// The rankings used: `names`, `text`, and `vectors` with the semantic
     /// layer on.
-    pub matched_by: Vec<&'static str>,
+    pub matched_by: Vec<String>,
     /// A ranking that could not be used, and why.
     pub warnings: Vec<String>,
 }
@@ -347,16 +348,61 @@ const RELEVANCE_CANDIDATES: usize = 400;
 /// How well each of `ids` (live or deleted) matches `text`: the name, BM25
 /// and, with the semantic layer on, vector rankings fused as
 /// `search --semantic` fuses them (without graph expansion). A semantic
-/// layer that cannot be used is a warning, and the others answer.
-pub fn relevance(repo: &Repo, text: &str, ids: &[&str]) -> Result<Relevance, QueryError> {
-    use crate::search::{HybridParams, SearchQuery};
+/// layer that cannot be used is a warning, and the others answer. Asked of
+/// the query server when there is one (it keeps the indexes and the model
+/// loaded), else answered here.
+pub fn relevance(
+    repo: &Repo,
+    text: &str,
+    ids: &[&str],
+    server: Option<&Path>,
+) -> Result<Relevance, QueryError> {
+    let request = crate::protocol::RelevanceRequest {
+        text: text.to_owned(),
+        ids: ids.iter().map(|id| (*id).to_owned()).collect(),
+    };
+    from_server_or_here(
+        repo,
+        server,
+        |socket| crate::client::relevance(socket, &request),
+        || relevance_here(repo, text, ids),
+    )
+}
+
+fn relevance_here(repo: &Repo, text: &str, ids: &[&str]) -> Result<Relevance, QueryError> {
     use crate::semantic::{configured_source, SemanticSearcher};
     let state = answerable(repo)?;
     let store = open::for_reading(repo, Duration::from_secs(10))?;
     let reader = store.reader()?;
     let searcher = crate::search::Searcher::load(&reader, &state)?;
+    let mut loaded = configured_source(repo).map(|source| {
+        source.and_then(|source| {
+            let semantic = SemanticSearcher::load(&state, &source)?;
+            let params = crate::semantic::tune::params(&state, &semantic.model().label());
+            Ok((semantic, params))
+        })
+    });
+    let semantic = loaded.as_mut().map(|loaded| {
+        loaded
+            .as_mut()
+            .map(|(semantic, params)| (semantic, *params))
+            .map_err(|e| e.to_string())
+    });
+    Ok(rank_relevance(&reader, &searcher, semantic, text, ids)?)
+}
+
+/// [`relevance`] from loaded parts: the name and text indexes, and the
+/// semantic layer with its fitted weights when it is configured (or why it
+/// could not be loaded).
+pub(crate) fn rank_relevance(
+    reader: &crate::store::Reader<'_>,
+    searcher: &crate::search::Searcher,
+    semantic: Option<Result<(&mut crate::semantic::SemanticSearcher, HybridParams), String>>,
+    text: &str,
+    ids: &[&str],
+) -> Result<Relevance, crate::store::StoreError> {
     let mut found = Relevance {
-        matched_by: vec!["names", "text"],
+        matched_by: vec!["names".into(), "text".into()],
         ..Relevance::default()
     };
     let query = SearchQuery::everywhere(text, RELEVANCE_CANDIDATES);
@@ -365,27 +411,28 @@ pub fn relevance(repo: &Repo, text: &str, ids: &[&str]) -> Result<Relevance, Que
         expand_top: 0,
         ..HybridParams::default()
     };
-    if let Some(source) = configured_source(repo) {
-        let ranked = source.and_then(|source| {
-            let mut semantic = SemanticSearcher::load(&state, &source)?;
+    let ranked = semantic.map(|loaded| {
+        loaded.and_then(|(semantic, fitted)| {
             // The fitted weights; context never expands.
-            params.weights =
-                crate::semantic::tune::params(&state, &semantic.model().label()).weights;
-            semantic.rank(text, RELEVANCE_CANDIDATES)
-        });
-        match ranked {
-            Ok(ranked) => {
-                vectors = ranked;
-                found.matched_by.push("vectors");
-            }
-            Err(e) => found
-                .warnings
-                .push(format!("matched without the semantic layer: {e}")),
+            params.weights = fitted.weights;
+            semantic
+                .rank(text, RELEVANCE_CANDIDATES)
+                .map_err(|e| e.to_string())
+        })
+    });
+    match ranked {
+        Some(Ok(ranked)) => {
+            vectors = ranked;
+            found.matched_by.push("vectors".into());
         }
+        Some(Err(e)) => found
+            .warnings
+            .push(format!("matched without the semantic layer: {e}")),
+        None => {}
     }
-    let answer = searcher.hybrid_with(&reader, &query, &vectors, params)?;
+    let answer = searcher.hybrid_with(reader, &query, &vectors, params)?;
     if let Some(why) = answer.text_unavailable {
-        found.matched_by.retain(|r| *r != "text");
+        found.matched_by.retain(|r| r != "text");
         found
             .warnings
             .push(format!("matched without the text index: {why}"));

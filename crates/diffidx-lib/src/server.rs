@@ -394,10 +394,56 @@ impl SearchCache {
             return Err("the chat model's steps are taken by the client".into());
         }
         let state = StateDir::of(repo);
-        // This process read the git config when it started; the model may
-        // have been configured since, and must be the one a process would use.
-        let place = repo.work_dir().unwrap_or_else(|| repo.git_dir().to_owned());
-        let now = Repo::discover(&place).map_err(|e| e.to_string())?;
+        self.load_semantic(repo)?;
+        self.of(reader, &state).map_err(|e| e.to_string())?;
+        let (Some(names), Some(loaded)) = (&self.searcher, &mut self.semantic) else {
+            return Err("the search index is not loaded".into());
+        };
+        let mut answer = loaded
+            .searcher
+            .search(reader, names, loaded.params, query, &query.query, None)
+            .map_err(|e| e.to_string())?;
+        answer.hits.truncate(query.limit);
+        Ok(answer)
+    }
+
+    /// `context --query`'s relevance, from the indexes and (when it is
+    /// configured) the model this server holds. A semantic layer that
+    /// cannot be loaded here fails the request: the client then answers
+    /// itself (with its own environment, which a service's key may need).
+    fn relevance(
+        &mut self,
+        repo: &Repo,
+        reader: &Reader<'_>,
+        request: &crate::protocol::RelevanceRequest,
+    ) -> Result<crate::query::Relevance, String> {
+        let state = StateDir::of(repo);
+        let configured = current_config(repo)
+            .map(|now| configured_source(&now).is_some())
+            .map_err(|e| e.to_string())?;
+        if configured {
+            self.load_semantic(repo)?;
+        } else {
+            self.semantic = None;
+        }
+        self.of(reader, &state).map_err(|e| e.to_string())?;
+        let Some(names) = &self.searcher else {
+            return Err("the search index is not loaded".into());
+        };
+        let semantic = self
+            .semantic
+            .as_mut()
+            .map(|loaded| Ok((&mut loaded.searcher, loaded.params)));
+        let ids: Vec<&str> = request.ids.iter().map(String::as_str).collect();
+        crate::query::rank_relevance(reader, names, semantic, &request.text, &ids)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Loads the configured semantic layer unless what is loaded is it, as
+    /// it is on disk now.
+    fn load_semantic(&mut self, repo: &Repo) -> Result<(), String> {
+        let state = StateDir::of(repo);
+        let now = current_config(repo).map_err(|e| e.to_string())?;
         let source = configured_source(&now)
             .ok_or_else(|| SemanticError::NotConfigured.to_string())?
             .map_err(|e| e.to_string())?;
@@ -412,16 +458,7 @@ impl SearchCache {
                 params,
             });
         }
-        self.of(reader, &state).map_err(|e| e.to_string())?;
-        let (Some(names), Some(loaded)) = (&self.searcher, &mut self.semantic) else {
-            return Err("the search index is not loaded".into());
-        };
-        let mut answer = loaded
-            .searcher
-            .search(reader, names, loaded.params, query, &query.query, None)
-            .map_err(|e| e.to_string())?;
-        answer.hits.truncate(query.limit);
-        Ok(answer)
+        Ok(())
     }
 
     /// The name index and the moves of the store state `reader` sees, each
@@ -442,6 +479,13 @@ impl SearchCache {
             self.moves.as_ref().map(|(_, moves)| moves),
         )
     }
+}
+
+/// The repository as a process started now sees it: this one read the git
+/// config when it started, and the model may have been configured since.
+fn current_config(repo: &Repo) -> Result<Repo, diffidx_core::Error> {
+    let place = repo.work_dir().unwrap_or_else(|| repo.git_dir().to_owned());
+    Repo::discover(&place)
 }
 
 /// `names`, the name index of the store state (when it could be read),
@@ -547,6 +591,13 @@ fn answer_open(
                 Err(e) => Response::failure(e),
             }
         }
+        Request::Relevance(request) => match searcher.relevance(repo, reader, &request) {
+            Ok(answer) => Response {
+                relevance: Some(Box::new(answer)),
+                ..Response::success()
+            },
+            Err(e) => Response::failure(e),
+        },
         Request::Window(request) => match reader.window(&request.shas, request.nearest) {
             Ok(answer) => Response {
                 window: Some(Box::new(answer)),
@@ -580,6 +631,12 @@ fn reply(
         format!("{} hits", search.hits.len())
     } else if let Some(window) = &response.window {
         format!("{} changes", window.changes.len())
+    } else if let Some(relevance) = &response.relevance {
+        format!(
+            "{} match, by {}",
+            relevance.scores.len(),
+            relevance.matched_by.join(", ")
+        )
     } else {
         format!("{} entries", response.entries.len())
     };
@@ -590,6 +647,7 @@ fn reply(
         Request::Search(q) if q.semantic => format!("semantic search for {:?}", q.query),
         Request::Search(q) => format!("search for {:?}", q.query),
         Request::Window(w) => format!("changes of {} commits", w.shas.len()),
+        Request::Relevance(r) => format!("relevance of {} symbols to {:?}", r.ids.len(), r.text),
         Request::Ping | Request::Release => String::new(),
     };
     on_request(&format!("{asked}: {outcome}"));

@@ -157,7 +157,7 @@ pub struct ServiceReport {
     pub fetch_failed: Option<String>,
     /// With `--query`, the rankings it was matched by (`names`, `text`,
     /// `vectors`), and why one was left out.
-    pub matched_by: Vec<&'static str>,
+    pub matched_by: Vec<String>,
     pub warnings: Vec<String>,
 }
 
@@ -322,11 +322,12 @@ fn service_records(
     let relevance = match query.query.as_deref().map(str::trim) {
         Some(text) if !text.is_empty() => {
             let ids: Vec<&str> = window.changes.iter().map(|c| c.id.as_str()).collect();
-            let found =
-                crate::query::relevance(&repo, text, &ids).map_err(|e| ContextError::Query {
+            let found = crate::query::relevance(&repo, text, &ids, server).map_err(|e| {
+                ContextError::Query {
                     service: name.to_owned(),
                     source: e,
-                })?;
+                }
+            })?;
             report.matched_by = found.matched_by;
             report.warnings = found.warnings;
             Some(found.scores)
