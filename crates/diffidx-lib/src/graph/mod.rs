@@ -238,10 +238,37 @@ impl GraphRows {
     /// commit (so the hierarchy around a change is always there), one change
     /// per delta, and the moves.
     pub fn from_records<'r>(records: impl IntoIterator<Item = &'r CommitRecord>) -> GraphRows {
-        let mut rows = GraphRows::default();
-        let mut files_seen = HashSet::new();
-        let mut edges_seen = HashSet::new();
+        let mut rows = RowsBuilder::default();
         for record in records {
+            rows.add(record);
+        }
+        rows.finish()
+    }
+}
+
+/// [`GraphRows`] made one record at a time (in commit order), so that a
+/// writer can let each record go once its rows are made: a batch's records
+/// hold every touched file's symbols, its rows only the latest of each.
+#[derive(Default)]
+pub struct RowsBuilder {
+    rows: GraphRows,
+    files_seen: HashSet<String>,
+    edges_seen: HashSet<ChildOf>,
+}
+
+impl RowsBuilder {
+    /// The rows so far; the builder is empty again.
+    pub fn finish(&mut self) -> GraphRows {
+        self.files_seen.clear();
+        self.edges_seen.clear();
+        std::mem::take(&mut self.rows)
+    }
+
+    /// Adds the rows of `record`, after those of the records before it.
+    pub fn add(&mut self, record: &CommitRecord) {
+        let (rows, files_seen, edges_seen) =
+            (&mut self.rows, &mut self.files_seen, &mut self.edges_seen);
+        {
             let sha = record.info.id.to_string();
             rows.commits.push(commit_node(record));
             for file in &record.files {
@@ -343,7 +370,6 @@ impl GraphRows {
                 }
             }
         }
-        rows
     }
 }
 

@@ -368,7 +368,7 @@ fn diff_and_write(
             Ok(differ) => differ,
             Err(e) => return Err(IndexError::Thread(e.to_string())),
         };
-        let written = write_records(store, receiver, notes, report, progress);
+        let written = write_records(store, todo, receiver, notes, report, progress);
         let diffed = match differ.join() {
             Ok(diffed) => diffed,
             Err(panic) => std::panic::resume_unwind(panic),
@@ -410,16 +410,18 @@ pub(crate) fn diff_threads() -> usize {
 }
 
 /// The writer's half of [`diff_and_write`]: stages each record's note and
-/// flushes a batch every [`BATCH`] records, and what is left when the
-/// differ stops.
+/// makes its rows, then lets the record go; writes the notes and loads the
+/// rows every [`BATCH`] records, and what is left when the differ stops.
 fn write_records(
     store: &store::Store,
+    todo: &[diffidx_core::git::CommitInfo],
     receiver: std::sync::mpsc::Receiver<CommitRecord>,
     notes: &mut Notes<'_>,
     report: &mut IndexReport,
     progress: &mut dyn Progress,
 ) -> Result<()> {
-    let mut batch: Vec<CommitRecord> = Vec::with_capacity(BATCH);
+    let shas: Vec<String> = todo.iter().map(|c| c.id.to_string()).collect();
+    let mut batch = Batch::new(store.stored_commits(shas.iter().map(String::as_str))?);
     let mut done = 0;
     loop {
         let waiting = Instant::now();
@@ -432,14 +434,52 @@ fn write_records(
         report.times.notes += staging.elapsed();
         report.computed += 1;
         report.count_skips(&record.note);
-        batch.push(record);
-        if batch.len() >= BATCH {
+        let adding = Instant::now();
+        batch.add(&record, report);
+        report.times.store += adding.elapsed();
+        if batch.commits >= BATCH {
             flush(store, notes, &mut batch, report)?;
         }
         done += 1;
         progress.advance(done);
     }
     flush(store, notes, &mut batch, report)
+}
+
+/// The commits of one notes commit and store transaction, as the rows the
+/// store will load: each record's rows are made as it comes, so a batch
+/// does not keep a thousand records (every touched file's symbols) alive.
+struct Batch {
+    rows: crate::graph::RowsBuilder,
+    /// Commits added since the last flush.
+    commits: usize,
+    /// Commits the store holds or this run made rows for: their rows are
+    /// not made again (loading a commit twice must change nothing).
+    stored: HashSet<String>,
+}
+
+impl Batch {
+    fn new(stored: HashSet<String>) -> Batch {
+        Batch {
+            rows: crate::graph::RowsBuilder::default(),
+            commits: 0,
+            stored,
+        }
+    }
+
+    fn add(&mut self, record: &CommitRecord, report: &mut IndexReport) {
+        // Once: a commit met twice is loaded by its first record.
+        if self.stored.insert(record.info.id.to_string()) {
+            self.rows.add(record);
+        }
+        self.commits += 1;
+        for delta in &record.note.deltas {
+            report.touched.insert(delta.path.clone());
+            if let Some(old) = &delta.old_path {
+                report.touched.insert(old.clone());
+            }
+        }
+    }
 }
 
 /// Moves the code graph to `HEAD` once `HEAD` is indexed (an unborn or
@@ -650,10 +690,12 @@ fn sync_from_notes(
     // Parents before children, as an index run loads them: the store's
     // load order breaks ties between commits of the same second.
     let records = walk::in_graph_order(records, |r| &r.info);
-    let mut batch = Vec::new();
+    let shas: Vec<String> = records.iter().map(|r| r.info.id.to_string()).collect();
+    let stored = store.stored_commits(shas.iter().map(String::as_str))?;
+    let mut batch = Batch::new(stored);
     for record in records {
-        batch.push(record);
-        if batch.len() >= BATCH {
+        batch.add(&record, report);
+        if batch.commits >= BATCH {
             flush(store, notes, &mut batch, report)?;
         }
     }
@@ -696,13 +738,13 @@ fn partly_loaded(notes: &mut Notes<'_>, store: &store::Store) -> Result<Vec<Stri
 fn flush(
     store: &store::Store,
     notes: &mut Notes<'_>,
-    batch: &mut Vec<CommitRecord>,
+    batch: &mut Batch,
     report: &mut IndexReport,
 ) -> Result<()> {
-    if batch.is_empty() && notes.staged() == 0 {
+    if batch.commits == 0 && notes.staged() == 0 {
         return Ok(());
     }
-    let message = format!("diffidx: index {} commits", batch.len());
+    let message = format!("diffidx: index {} commits", batch.commits);
     crate::fault::point("notes-staged");
     let started = Instant::now();
     let committed = notes.commit(&message)?;
@@ -713,16 +755,10 @@ fn flush(
     let tip = notes.tip().map(|t| t.to_string());
     let loading = Instant::now();
     report.times.notes += loading - started;
-    store.load(batch, tip.as_deref())?;
+    store.load_rows(&batch.rows.finish(), tip.as_deref())?;
     report.times.store += loading.elapsed();
-    report.loaded += batch.len();
-    for delta in batch.iter().flat_map(|r| &r.note.deltas) {
-        report.touched.insert(delta.path.clone());
-        if let Some(old) = &delta.old_path {
-            report.touched.insert(old.clone());
-        }
-    }
-    batch.clear();
+    report.loaded += batch.commits;
+    batch.commits = 0;
     Ok(())
 }
 

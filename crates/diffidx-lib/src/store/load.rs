@@ -25,9 +25,41 @@ impl Store {
     /// Loads commit records (oldest first) in one transaction and records
     /// `notes_tip` as loaded. Loading a commit twice changes nothing.
     pub fn load(&self, records: &[CommitRecord], notes_tip: Option<&str>) -> Result<()> {
+        self.in_transaction(|conn| load_in_transaction(conn, records, notes_tip))
+    }
+
+    /// Loads rows made from records of commits that are not in the store
+    /// ([`Store::stored_commits`]; the caller holds the writer lock, so
+    /// that cannot change) in one transaction, and records `notes_tip` as
+    /// loaded.
+    pub fn load_rows(&self, rows: &GraphRows, notes_tip: Option<&str>) -> Result<()> {
+        self.in_transaction(|conn| {
+            write(conn, rows)?;
+            if let Some(tip) = notes_tip {
+                set_meta(conn, "notes_tip", tip)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Which of `shas` the store holds.
+    pub fn stored_commits<'a>(
+        &self,
+        shas: impl IntoIterator<Item = &'a str>,
+    ) -> Result<HashSet<String>> {
+        let conn = self.conn()?;
+        let shas: Vec<&str> = shas.into_iter().collect();
+        let mut stored = HashSet::new();
+        for chunk in shas.chunks(1000) {
+            stored.extend(present_commits(&conn, chunk.iter().copied())?);
+        }
+        Ok(stored)
+    }
+
+    fn in_transaction(&self, load: impl FnOnce(&Connection<'_>) -> Result<()>) -> Result<()> {
         let conn = self.conn()?;
         run(&conn, "begin", "BEGIN TRANSACTION")?;
-        match load_in_transaction(&conn, records, notes_tip) {
+        match load(&conn) {
             Ok(()) => {
                 crate::fault::point("store-uncommitted");
                 run(&conn, "commit", "COMMIT")?;
@@ -49,17 +81,8 @@ fn load_in_transaction(
 ) -> Result<()> {
     // A commit is loaded whole or not at all (one transaction), so one that
     // is already here is skipped: loading twice changes nothing.
-    let shas: HashSet<String> = records.iter().map(|r| r.info.id.to_string()).collect();
-    let mut stmt = prepare(conn, "MATCH (c:Commit) WHERE c.sha IN $shas RETURN c.sha")?;
-    let present: HashSet<String> = execute(
-        conn,
-        "find loaded commits",
-        &mut stmt,
-        vec![("shas", string_list(&shas))],
-    )?
-    .iter()
-    .filter_map(|r| as_string(&r[0]))
-    .collect();
+    let shas: Vec<String> = records.iter().map(|r| r.info.id.to_string()).collect();
+    let present = present_commits(conn, shas.iter().map(String::as_str))?;
     let fresh = records
         .iter()
         .filter(|r| !present.contains(&r.info.id.to_string()));
@@ -69,6 +92,27 @@ fn load_in_transaction(
         set_meta(conn, "notes_tip", tip)?;
     }
     Ok(())
+}
+
+/// Which of `shas` the store holds.
+fn present_commits<'a>(
+    conn: &Connection<'_>,
+    shas: impl IntoIterator<Item = &'a str>,
+) -> Result<HashSet<String>> {
+    let shas: HashSet<String> = shas.into_iter().map(str::to_owned).collect();
+    if shas.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let mut stmt = prepare(conn, "MATCH (c:Commit) WHERE c.sha IN $shas RETURN c.sha")?;
+    Ok(execute(
+        conn,
+        "find loaded commits",
+        &mut stmt,
+        vec![("shas", string_list(&shas))],
+    )?
+    .iter()
+    .filter_map(|r| as_string(&r[0]))
+    .collect())
 }
 
 fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
