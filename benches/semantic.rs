@@ -163,7 +163,13 @@ fn main() {
     })
     .collect();
     let mut variant_counts = vec![[0usize; 2]; variants.len()];
-    let (mut asked, mut counts) = (0usize, [[0usize; 2]; 4]);
+    // Against BM25 and against vectors, at Acc@5 and Acc@10: queries only
+    // the hybrid answers, and queries only the other answers.
+    let mut discordant = [[[(0usize, 0usize); 2]; 2]; 2];
+    // What `search --semantic` uses: the weights the index run fitted to
+    // this history (on its newest commits), else the defaults.
+    let fitted = diffidx_lib::semantic::tune::params(&state, &semantic.model().label());
+    let (mut asked, mut counts) = (0usize, [[0usize; 2]; 5]);
     let mut rank_times = Vec::new();
     for line in log.lines() {
         if asked >= commits {
@@ -198,6 +204,13 @@ fn main() {
             .map(|h| h.id)
             .collect();
         rank_times.push(start.elapsed());
+        let hybrid_fitted: Vec<String> = searcher
+            .hybrid_with(&reader, &query, &vectors, fitted)
+            .unwrap()
+            .hits
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
         let names_only: Vec<String> = searcher
             .search(
                 &reader,
@@ -226,35 +239,62 @@ fn main() {
         }
         let text = searcher.text_ranking(subject, 10).unwrap();
         let vector: Vec<String> = vectors.into_iter().take(10).map(|v| v.0).collect();
-        for (k, ids) in [&text, &vector, &hybrid, &names_only]
+        let mut found = [[false; 2]; 5];
+        for (k, ids) in [&text, &vector, &hybrid, &names_only, &hybrid_fitted]
             .into_iter()
             .enumerate()
         {
             let rank = ids.iter().position(|id| modified.contains(id.as_str()));
-            if rank.is_some_and(|r| r < 5) {
-                counts[k][0] += 1;
+            found[k] = [rank.is_some_and(|r| r < 5), rank.is_some_and(|r| r < 10)];
+            for (at, hit) in found[k].iter().enumerate() {
+                counts[k][at] += usize::from(*hit);
             }
-            if rank.is_some_and(|r| r < 10) {
-                counts[k][1] += 1;
+        }
+        // Each hybrid (default, fitted) against each ranking alone, query
+        // by query.
+        for (hybrid, against) in [2, 4].into_iter().zip(discordant.iter_mut()) {
+            for (other, pair) in [0, 1].into_iter().zip(against.iter_mut()) {
+                for at in 0..2 {
+                    pair[at].0 += usize::from(found[hybrid][at] && !found[other][at]);
+                    pair[at].1 += usize::from(found[other][at] && !found[hybrid][at]);
+                }
             }
         }
     }
     let pct = |n: usize| 100.0 * n as f64 / asked.max(1) as f64;
     println!("retrieval, commit subject -> a member it modified, {asked} commits:");
+    let fitted_label = format!(
+        "hybrid, fitted {}/{}/{}, expand {}",
+        fitted.weights[0], fitted.weights[1], fitted.weights[2], fitted.expand_top
+    );
     for (k, label) in [
         "BM25 alone",
         "vectors alone",
         "hybrid (--semantic)",
         "search (names, then BM25)",
+        fitted_label.as_str(),
     ]
     .iter()
     .enumerate()
     {
         println!(
-            "  {label:<26} Acc@5 {:>5.1}%  Acc@10 {:>5.1}%",
+            "  {label:<32} Acc@5 {:>5.1}%  Acc@10 {:>5.1}%",
             pct(counts[k][0]),
             pct(counts[k][1])
         );
+    }
+    // Whether a difference is more than chance: the queries where exactly
+    // one of the two finds an answer, and a two-sided sign test on them.
+    for (hybrid, against) in ["hybrid", "fitted hybrid"].iter().zip(discordant) {
+        for (label, pair) in ["BM25 alone", "vectors alone"].iter().zip(against) {
+            for (at, (only_hybrid, only_other)) in ["Acc@5", "Acc@10"].iter().zip(pair) {
+                println!(
+                    "  {hybrid} against {label}, {at}: {only_hybrid} queries found by the \
+                     {hybrid} only, {only_other} by {label} only (sign test p = {:.2})",
+                    sign_test(only_hybrid, only_other)
+                );
+            }
+        }
     }
     println!("hybrid variants (names/text/vector weights; expansion of the top N at a share):");
     for (k, (label, _)) in variants.iter().enumerate() {
@@ -277,6 +317,25 @@ fn main() {
         Some(f) => println!("weights {f} (in {:.1} s)", fitting.elapsed().as_secs_f64()),
         None => println!("weights: too few commits to fit ({})", task.len()),
     }
+}
+
+/// The two-sided exact sign test of `a` successes against `b` (the chance
+/// of a split at least this uneven when both sides are equally likely).
+fn sign_test(a: usize, b: usize) -> f64 {
+    let n = a + b;
+    if n == 0 {
+        return 1.0;
+    }
+    // log C(n, i) - n log 2, summed over the tail i <= min(a, b).
+    let ln_choose = |n: usize, k: usize| -> f64 {
+        (1..=k)
+            .map(|i| ((n - k + i) as f64).ln() - (i as f64).ln())
+            .sum()
+    };
+    let tail: f64 = (0..=a.min(b))
+        .map(|i| (ln_choose(n, i) - n as f64 * std::f64::consts::LN_2).exp())
+        .sum();
+    (2.0 * tail).min(1.0)
 }
 
 /// Steps 1-3: embedding throughput, the cached re-run, latency.
