@@ -393,12 +393,8 @@ impl SearchCache {
         if query.hyde || query.rerank > 0 {
             return Err("the chat model's steps are taken by the client".into());
         }
-        let state = StateDir::of(repo);
-        self.load_semantic(repo)?;
-        self.of(reader, &state).map_err(|e| e.to_string())?;
-        let (Some(names), Some(loaded)) = (&self.searcher, &mut self.semantic) else {
-            return Err("the search index is not loaded".into());
-        };
+        let (names, loaded) = self.with_semantic(repo, reader)?;
+        let loaded = loaded.ok_or_else(|| SemanticError::NotConfigured.to_string())?;
         let mut answer = loaded
             .searcher
             .search(reader, names, loaded.params, query, &query.query, None)
@@ -417,36 +413,40 @@ impl SearchCache {
         reader: &Reader<'_>,
         request: &crate::protocol::RelevanceRequest,
     ) -> Result<crate::query::Relevance, String> {
-        let state = StateDir::of(repo);
-        let configured = current_config(repo)
-            .map(|now| configured_source(&now).is_some())
-            .map_err(|e| e.to_string())?;
-        if configured {
-            self.load_semantic(repo)?;
-        } else {
-            self.semantic = None;
-        }
-        self.of(reader, &state).map_err(|e| e.to_string())?;
-        let Some(names) = &self.searcher else {
-            return Err("the search index is not loaded".into());
-        };
-        let semantic = self
-            .semantic
-            .as_mut()
-            .map(|loaded| Ok((&mut loaded.searcher, loaded.params)));
+        let (names, loaded) = self.with_semantic(repo, reader)?;
+        let semantic = loaded.map(|loaded| Ok((&mut loaded.searcher, loaded.params)));
         let ids: Vec<&str> = request.ids.iter().map(String::as_str).collect();
         crate::query::rank_relevance(reader, names, semantic, &request.text, &ids)
             .map_err(|e| e.to_string())
     }
 
+    /// The name index of the store state `reader` sees and, when one is
+    /// configured now, the semantic layer as its files are now.
+    fn with_semantic(
+        &mut self,
+        repo: &Repo,
+        reader: &Reader<'_>,
+    ) -> Result<(&crate::search::Searcher, Option<&mut LoadedSemantic>), String> {
+        self.load_semantic(repo)?;
+        self.of(reader, &StateDir::of(repo))
+            .map_err(|e| e.to_string())?;
+        let names = self
+            .searcher
+            .as_ref()
+            .ok_or("the search index is not loaded")?;
+        Ok((names, self.semantic.as_mut()))
+    }
+
     /// Loads the configured semantic layer unless what is loaded is it, as
-    /// it is on disk now.
+    /// it is on disk now; with none configured, lets go of what is loaded.
     fn load_semantic(&mut self, repo: &Repo) -> Result<(), String> {
         let state = StateDir::of(repo);
         let now = current_config(repo).map_err(|e| e.to_string())?;
-        let source = configured_source(&now)
-            .ok_or_else(|| SemanticError::NotConfigured.to_string())?
-            .map_err(|e| e.to_string())?;
+        let Some(source) = configured_source(&now) else {
+            self.semantic = None;
+            return Ok(());
+        };
+        let source = source.map_err(|e| e.to_string())?;
         let stamp = SemanticStamp::of(&state, &source);
         if !self.semantic.as_ref().is_some_and(|l| l.stamp == stamp) {
             self.semantic = None; // the old model goes before the new one loads

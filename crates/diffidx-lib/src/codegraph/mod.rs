@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use diffidx_core::codegraph::{self, DefIndex, FileFacts, SourceFile, GRAPH_VERSION};
 use diffidx_core::differ::ParsedFacts;
-use diffidx_core::git::Repo;
+use diffidx_core::git::{FileSide, Repo};
 use diffidx_core::{Language, SymbolDiffer};
 
 use crate::graph::code::{CodeRows, DirContains, DirectoryNode};
@@ -53,17 +53,39 @@ pub enum GraphError {
     Store(#[from] StoreError),
 }
 
+/// What an index run already knows of the commit the graph moves to.
+#[derive(Default)]
+pub struct Known {
+    /// A commit's source files ([`source_files`]), listed before the run
+    /// diffed; used when it is the commit the graph moves to.
+    pub files: Option<(diffidx_core::ObjectId, Vec<FileSide>)>,
+    /// Facts of blobs the run's differs parsed (they keep those of the
+    /// listed files).
+    pub facts: ParsedFacts,
+}
+
+/// The files of `commit` the graph describes: those of a known language.
+pub fn source_files(
+    repo: &Repo,
+    commit: diffidx_core::ObjectId,
+) -> Result<Vec<FileSide>, diffidx_core::Error> {
+    Ok(repo
+        .tree_files(commit)?
+        .into_iter()
+        .filter(|f| Language::from_path(&f.path).is_some())
+        .collect())
+}
+
 /// Moves the graph to `commit` (normally `HEAD`). Does nothing when it is
-/// there already. `parsed` holds facts the run found already (the index
-/// run's differs keep those of the commit's files they parsed); the other
-/// files it needs are parsed here. The facts of the files it read go to
+/// there already. `known` is what the run found already; the files it does
+/// not give facts of are parsed here. The facts of the files it read go to
 /// `fresh`, with their words (for the search index, which reads the same
 /// parse).
 pub fn update(
     store: &Store,
     differ: &mut SymbolDiffer<'_>,
     commit: diffidx_core::ObjectId,
-    parsed: ParsedFacts,
+    known: Known,
     fresh: &mut BTreeMap<String, Arc<FileFacts>>,
 ) -> Result<Option<GraphReport>, GraphError> {
     let repo: &Repo = differ.repo();
@@ -98,11 +120,10 @@ pub fn update(
             old_blobs.insert(stored.path.clone(), stored.blob.clone());
         }
     }
-    let tree: Vec<_> = repo
-        .tree_files(commit)?
-        .into_iter()
-        .filter(|f| Language::from_path(&f.path).is_some())
-        .collect();
+    let tree = match known.files {
+        Some((listed, files)) if listed == commit => files,
+        _ => source_files(repo, commit)?,
+    };
     let changed_sides: Vec<_> = tree
         .iter()
         .filter(|f| {
@@ -137,7 +158,7 @@ pub fn update(
         new.remove(path);
         changed.insert(path.clone());
     }
-    let (read, reused) = facts_of(differ, &changed_sides, parsed)?;
+    let (read, reused) = facts_of(differ, &changed_sides, known.facts)?;
     let mut unwritten = Vec::with_capacity(changed_sides.len());
     for (side, facts) in changed_sides.iter().zip(read) {
         let language = Language::from_path(&side.path).expect("filtered to source files");

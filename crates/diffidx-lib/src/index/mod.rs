@@ -16,11 +16,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use diffidx_core::differ::parallel::Diffed;
-use diffidx_core::differ::{BlobCounts, ParsedFacts};
+use diffidx_core::differ::BlobCounts;
 use diffidx_core::git::notes::Notes;
 use diffidx_core::git::Repo;
-use diffidx_core::{CommitRecord, DiffOptions, Language, ObjectId, SymbolDiffer};
+use diffidx_core::{CommitRecord, DiffOptions, ObjectId, SymbolDiffer};
 
+use crate::codegraph::Known;
 use crate::open;
 use crate::state::{StateDir, StateError, WriterLock};
 use crate::store::{self, StoreError};
@@ -291,8 +292,8 @@ fn index_locked_with(
     if packed_notes {
         notes.pack_writes();
     }
-    let parsed = diff_and_write(&store, &todo, options, &mut notes, &mut report, progress)?;
-    update_views(&mut differ, &store, before, parsed, &mut report)?;
+    let known = diff_and_write(&store, &todo, options, &mut notes, &mut report, progress)?;
+    update_views(&mut differ, &store, before, known, &mut report)?;
     drop(store);
     let compacting = Instant::now();
     let large_run = report.computed + report.imported >= PACK_AFTER;
@@ -327,8 +328,9 @@ const IN_FLIGHT: usize = BATCH;
 /// When either side fails the other stops: records already diffed are
 /// still written (each note is whole), then the first error is returned.
 ///
-/// Returns the code-graph facts of `HEAD`'s files that the diffing parsed,
-/// so that the graph after the run does not parse them again.
+/// Returns `HEAD`'s source files and the code-graph facts of those the
+/// diffing parsed, so that the graph after the run lists and parses none
+/// of them again.
 fn diff_and_write(
     store: &store::Store,
     todo: &[diffidx_core::git::CommitInfo],
@@ -336,14 +338,17 @@ fn diff_and_write(
     notes: &mut Notes<'_>,
     report: &mut IndexReport,
     progress: &mut dyn Progress,
-) -> Result<ParsedFacts> {
+) -> Result<Known> {
     if todo.is_empty() {
-        return Ok(ParsedFacts::new());
+        return Ok(Known::default());
     }
     let shared = notes.repo().share();
     let threads = diff_threads();
     report.diff_threads = threads;
-    let facts_of = graph_blobs(notes.repo());
+    let files = graph_files(notes.repo());
+    let facts_of = files
+        .as_ref()
+        .map(|(_, files)| Arc::new(files.iter().map(|f| f.blob).collect::<HashSet<ObjectId>>()));
     std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::sync_channel::<CommitRecord>(IN_FLIGHT);
         let differ = std::thread::Builder::new().name("diffidx-diff".into());
@@ -378,25 +383,21 @@ fn diff_and_write(
         report.blobs = diffed.stats.blobs;
         report.times.diff = diffed.stats.time;
         report.times.waiting_for_writer = blocked;
-        Ok(diffed.facts)
+        Ok(Known {
+            files,
+            facts: diffed.facts,
+        })
     })
 }
 
-/// The source files' blobs of `HEAD`, where the code graph goes after the
-/// run (`None` without a graph or a `HEAD`).
-fn graph_blobs(repo: &Repo) -> Option<Arc<HashSet<ObjectId>>> {
+/// `HEAD` and its source files, where the code graph goes after the run
+/// (`None` without a graph or a `HEAD`).
+fn graph_files(repo: &Repo) -> Option<(ObjectId, Vec<diffidx_core::git::FileSide>)> {
     if !crate::settings::code_graph_enabled(repo) {
         return None;
     }
     let head = repo.resolve_commit("HEAD").ok()?;
-    let files = repo.tree_files(head).ok()?;
-    Some(Arc::new(
-        files
-            .into_iter()
-            .filter(|f| Language::from_path(&f.path).is_some())
-            .map(|f| f.blob)
-            .collect(),
-    ))
+    Some((head, crate::codegraph::source_files(repo, head).ok()?))
 }
 
 /// Threads the differ may use: two where there are two cores (the writer
@@ -420,8 +421,7 @@ fn write_records(
     report: &mut IndexReport,
     progress: &mut dyn Progress,
 ) -> Result<()> {
-    let shas: Vec<String> = todo.iter().map(|c| c.id.to_string()).collect();
-    let mut batch = Batch::new(store.stored_commits(shas.iter().map(String::as_str))?);
+    let mut batch = Batch::of(store, todo)?;
     let mut done = 0;
     loop {
         let waiting = Instant::now();
@@ -459,12 +459,17 @@ struct Batch {
 }
 
 impl Batch {
-    fn new(stored: HashSet<String>) -> Batch {
-        Batch {
+    /// An empty batch for a run that will add `commits`.
+    fn of<'a>(
+        store: &store::Store,
+        commits: impl IntoIterator<Item = &'a diffidx_core::git::CommitInfo>,
+    ) -> Result<Batch> {
+        let shas: Vec<String> = commits.into_iter().map(|c| c.id.to_string()).collect();
+        Ok(Batch {
             rows: crate::graph::RowsBuilder::default(),
             commits: 0,
-            stored,
-        }
+            stored: store.stored_commits(shas.iter().map(String::as_str))?,
+        })
     }
 
     fn add(&mut self, record: &CommitRecord, report: &mut IndexReport) {
@@ -491,7 +496,7 @@ fn update_views(
     differ: &mut SymbolDiffer<'_>,
     store: &store::Store,
     before: Option<crate::search::Stamp>,
-    parsed: ParsedFacts,
+    known: Known,
     report: &mut IndexReport,
 ) -> Result<()> {
     let repo = differ.repo();
@@ -501,7 +506,7 @@ fn update_views(
     if crate::settings::code_graph_enabled(repo) {
         if let Ok(head) = repo.resolve_commit("HEAD") {
             if store.has_commit(&head.to_string())? {
-                report.graph = crate::codegraph::update(store, differ, head, parsed, &mut fresh)?;
+                report.graph = crate::codegraph::update(store, differ, head, known, &mut fresh)?;
             }
         }
     }
@@ -690,9 +695,7 @@ fn sync_from_notes(
     // Parents before children, as an index run loads them: the store's
     // load order breaks ties between commits of the same second.
     let records = walk::in_graph_order(records, |r| &r.info);
-    let shas: Vec<String> = records.iter().map(|r| r.info.id.to_string()).collect();
-    let stored = store.stored_commits(shas.iter().map(String::as_str))?;
-    let mut batch = Batch::new(stored);
+    let mut batch = Batch::of(store, records.iter().map(|r| &r.info))?;
     for record in records {
         batch.add(&record, report);
         if batch.commits >= BATCH {
@@ -826,7 +829,7 @@ fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<I
     let mut differ = SymbolDiffer::new(repo, diff.clone())?;
     let store = open::for_writing(state)?;
     sync_from_notes(&store, &mut notes, &mut differ, &mut report)?;
-    update_views(&mut differ, &store, None, ParsedFacts::new(), &mut report)?;
+    update_views(&mut differ, &store, None, Known::default(), &mut report)?;
     drop(store);
     if report.loaded >= PACK_AFTER {
         report.compacted = Some(compact(state));
