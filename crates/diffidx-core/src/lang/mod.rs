@@ -1249,6 +1249,12 @@ impl<'a> Walker<'a> {
 
     /// The first of the leading siblings (attributes) directly above `node`.
     fn leading_start<'t>(&self, node: Node<'t>) -> Node<'t> {
+        // Finding a previous sibling scans the parent's children from the
+        // first: for a language without leading kinds (C#'s attributes are
+        // inside the declaration) that is a quadratic walk for nothing.
+        if self.spec.leading_kinds.is_empty() {
+            return node;
+        }
         let mut start = node;
         let mut prev = node.prev_named_sibling();
         while let Some(p) = prev {
