@@ -163,42 +163,35 @@ pub fn history(
     }
 }
 
+/// Asks a running server `request` and takes one boxed part of a
+/// successful answer with `part`; `None` when there is no usable server.
+fn ask<T>(
+    socket: &Path,
+    request: Request,
+    part: impl FnOnce(Response) -> Option<Box<T>>,
+) -> Option<T> {
+    call(socket, &request, QUERY_WAIT)
+        .ok()
+        .filter(|response| response.ok)
+        .and_then(part)
+        .map(|answer| *answer)
+}
+
 /// The code graph around a symbol from a running server; `None` when
 /// there is no usable one.
 pub fn graph(socket: &Path, query: &GraphQuery) -> Option<GraphAnswer> {
-    match call(socket, &Request::Graph(query.clone()), QUERY_WAIT) {
-        Ok(Response {
-            ok: true,
-            graph: Some(answer),
-            ..
-        }) => Some(*answer),
-        _ => None,
-    }
+    ask(socket, Request::Graph(query.clone()), |r| r.graph)
 }
 
 /// A search from a running server; `None` when there is no usable one.
 pub fn search(socket: &Path, query: &SearchQuery) -> Option<SearchAnswer> {
-    match call(socket, &Request::Search(query.clone()), QUERY_WAIT) {
-        Ok(Response {
-            ok: true,
-            search: Some(answer),
-            ..
-        }) => Some(*answer),
-        _ => None,
-    }
+    ask(socket, Request::Search(query.clone()), |r| r.search)
 }
 
 /// An incident window's changes from a running server; `None` when there
 /// is no usable one.
 pub fn window(socket: &Path, request: &WindowRequest) -> Option<WindowAnswer> {
-    match call(socket, &Request::Window(request.clone()), QUERY_WAIT) {
-        Ok(Response {
-            ok: true,
-            window: Some(answer),
-            ..
-        }) => Some(*answer),
-        _ => None,
-    }
+    ask(socket, Request::Window(request.clone()), |r| r.window)
 }
 
 /// How well symbols match words, from a running server; `None` when there
@@ -207,27 +200,13 @@ pub fn relevance(
     socket: &Path,
     request: &crate::protocol::RelevanceRequest,
 ) -> Option<crate::query::Relevance> {
-    match call(socket, &Request::Relevance(request.clone()), QUERY_WAIT) {
-        Ok(Response {
-            ok: true,
-            relevance: Some(answer),
-            ..
-        }) => Some(*answer),
-        _ => None,
-    }
+    ask(socket, Request::Relevance(request.clone()), |r| r.relevance)
 }
 
 /// The blast radius of a change from a running server; `None` when there
 /// is no usable one.
 pub fn impact(socket: &Path, request: &ImpactRequest) -> Option<ImpactAnswer> {
-    match call(socket, &Request::Impact(request.clone()), QUERY_WAIT) {
-        Ok(Response {
-            ok: true,
-            impact: Some(answer),
-            ..
-        }) => Some(*answer),
-        _ => None,
-    }
+    ask(socket, Request::Impact(request.clone()), |r| r.impact)
 }
 
 /// Whether a server answers on this socket.
