@@ -85,11 +85,13 @@ impl TestRepo {
         self.path().join(".git/diffidx/query.sock")
     }
 
-    /// Waits until a query server listens, failing after `within`.
+    /// Waits until a query server accepts connections, failing after
+    /// `within`. (The socket's file exists from `bind`, a moment before the
+    /// server listens: a client connecting then is refused.)
     pub fn wait_for_socket(&self, within: std::time::Duration) {
         let socket = self.socket();
         let started = std::time::Instant::now();
-        while !socket.exists() {
+        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
             assert!(started.elapsed() < within, "no socket");
             std::thread::sleep(std::time::Duration::from_millis(20));
         }

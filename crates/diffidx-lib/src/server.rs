@@ -290,6 +290,8 @@ impl Clients<'_> {
 
 /// Reads one line a byte at a time: a buffered reader could take more than
 /// the line, and a JSON-RPC client's next requests would be lost with it.
+/// `None` also for a connection closed before its first byte: a probe
+/// that only checks that the server listens, not a malformed request.
 fn read_first_line(mut stream: &UnixStream) -> Option<String> {
     use std::io::Read;
     const MAX_LINE: usize = 64 << 20;
@@ -297,6 +299,7 @@ fn read_first_line(mut stream: &UnixStream) -> Option<String> {
     let mut byte = [0u8; 1];
     loop {
         match stream.read(&mut byte) {
+            Ok(0) if bytes.is_empty() => return None,
             Ok(0) => break,
             Ok(_) if byte[0] == b'\n' => break,
             Ok(_) if bytes.len() < MAX_LINE => bytes.push(byte[0]),
