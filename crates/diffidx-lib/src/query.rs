@@ -479,14 +479,15 @@ fn repair_search_index(repo: &Repo) -> Result<bool, QueryError> {
     let store = open::for_reading(repo, Duration::from_secs(10))?;
     let mut differ = SymbolDiffer::new(repo, Default::default())?;
     let fresh = Default::default();
-    match crate::search::update(
+    let prepared = crate::search::prepare(
         &store,
         &state,
         &mut differ,
         None,
         &Default::default(),
         &fresh,
-    ) {
+    );
+    match prepared.and_then(|p| p.map(crate::search::PreparedSearch::write).transpose()) {
         Ok(_) => Ok(true),
         Err(crate::search::SearchError::Store(e)) => Err(e.into()),
         Err(crate::search::SearchError::Core(e)) => Err(e.into()),

@@ -293,23 +293,22 @@ fn index_locked_with(
         notes.pack_writes();
     }
     let known = diff_and_write(&store, &todo, options, &mut notes, &mut report, progress)?;
-    update_views(&mut differ, &store, before, known, &mut report)?;
+    let search = update_views(&mut differ, &store, before, known, &mut report)?;
     drop(store);
-    let compacting = Instant::now();
     let large_run = report.computed + report.imported >= PACK_AFTER;
     if large_run && !packed_notes {
         // Packed, the notes take a fraction of the room; a failure costs
         // only that room (git gc packs them later).
+        let packing = Instant::now();
         let _ = repo.pack_loose_objects();
+        report.times.compact += packing.elapsed();
     }
     // Compacting costs a fifth of a medium backfill (sharkdp/fd: 0.6 s of
     // 3.5) and saved it 0.4 MiB, so a run compacts only a store past the
     // bloat rule, large run or not (App-vNext/Polly's backfill: 71.0 MiB,
     // 50.2 compacted).
-    if bloated(&StateDir::of(repo)) {
-        report.compacted = Some(compact(&StateDir::of(repo)));
-    }
-    report.times.compact = compacting.elapsed();
+    let state = StateDir::of(repo);
+    finish_views(search, bloated(&state).then_some(&state), &mut report)?;
     // Every note is loaded now: a rebuild that was killed is finished.
     let _ = std::fs::remove_file(StateDir::of(repo).rebuilding());
     report.times.total = run_started.elapsed();
@@ -489,16 +488,20 @@ impl Batch {
 
 /// Moves the code graph to `HEAD` once `HEAD` is indexed (an unborn or
 /// unindexed `HEAD` leaves it where it is), then brings the search index
-/// to the store's state, reading the words of the files the graph parsed.
+/// to the store's state, reading the words of the files the graph parsed,
+/// and runs the semantic stages that are configured.
 ///
 /// `before` is the store's search stamp before the run loaded anything.
+/// Returns the search index's documents when they are still to be written
+/// (no semantic stage needed them): writing needs no store, so
+/// [`finish_views`] writes them beside the compaction.
 fn update_views(
     differ: &mut SymbolDiffer<'_>,
     store: &store::Store,
     before: Option<crate::search::Stamp>,
     known: Known,
     report: &mut IndexReport,
-) -> Result<()> {
+) -> Result<Option<crate::search::PreparedSearch>> {
     let repo = differ.repo();
     let state = StateDir::of(repo);
     let mut fresh = BTreeMap::new();
@@ -512,7 +515,7 @@ fn update_views(
     }
     let searching = Instant::now();
     report.times.graph += searching - started;
-    report.search = crate::search::update(
+    let prepared = crate::search::prepare(
         store,
         &state,
         differ,
@@ -521,7 +524,20 @@ fn update_views(
         &fresh,
     )?;
     report.times.search += searching.elapsed();
-    if let Some(source) = crate::semantic::configured_source(repo) {
+    let semantic = crate::semantic::configured_source(repo);
+    let chat = crate::semantic::chat::configured_chat(repo);
+    // The semantic stages search the text index: it is written first.
+    // Without them, the caller writes it beside the compaction.
+    let prepared = match prepared {
+        Some(prepared) if semantic.is_some() || chat.is_some() => {
+            let writing = Instant::now();
+            report.search = Some(prepared.write()?);
+            report.times.search += writing.elapsed();
+            None
+        }
+        prepared => prepared,
+    };
+    if let Some(source) = semantic {
         let embedding = Instant::now();
         report.semantic = source
             .as_ref()
@@ -540,12 +556,12 @@ fn update_views(
         }
         report.times.semantic += embedding.elapsed();
     }
-    if let Some(chat) = crate::semantic::chat::configured_chat(repo) {
+    if let Some(chat) = chat {
         let asking = Instant::now();
         ask_chat_model(differ, store, &state, chat, report);
         report.times.llm += asking.elapsed();
     }
-    Ok(())
+    Ok(prepared)
 }
 
 /// The chat model's part of an index run: change summaries, then file and
@@ -779,6 +795,38 @@ pub fn rebuild(
     rebuild_locked(repo, diff, &state)
 }
 
+/// Writes the search index's `prepared` documents on a thread of their own
+/// while this one compacts the store in `compact_store`, if given: the two
+/// touch different files, and the compaction leaves a core free.
+fn finish_views(
+    prepared: Option<crate::search::PreparedSearch>,
+    compact_store: Option<&StateDir>,
+    report: &mut IndexReport,
+) -> Result<()> {
+    let written = std::thread::scope(|scope| {
+        let writer = prepared.map(|prepared| {
+            scope.spawn(move || {
+                let started = Instant::now();
+                (prepared.write(), started.elapsed())
+            })
+        });
+        if let Some(state) = compact_store {
+            let compacting = Instant::now();
+            report.compacted = Some(compact(state));
+            report.times.compact += compacting.elapsed();
+        }
+        writer.map(|writer| match writer.join() {
+            Ok(written) => written,
+            Err(panic) => std::panic::resume_unwind(panic),
+        })
+    });
+    if let Some((written, took)) = written {
+        report.times.search += took;
+        report.search = Some(written?);
+    }
+    Ok(())
+}
+
 /// Rewrites the store compactly after a large run (see
 /// [`store::Store::compact`]); the writer lock is held.
 fn compact(state: &StateDir) -> std::result::Result<(u64, u64), String> {
@@ -829,11 +877,13 @@ fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<I
     let mut differ = SymbolDiffer::new(repo, diff.clone())?;
     let store = open::for_writing(state)?;
     sync_from_notes(&store, &mut notes, &mut differ, &mut report)?;
-    update_views(&mut differ, &store, None, Known::default(), &mut report)?;
+    let search = update_views(&mut differ, &store, None, Known::default(), &mut report)?;
     drop(store);
-    if report.loaded >= PACK_AFTER {
-        report.compacted = Some(compact(state));
-    }
+    finish_views(
+        search,
+        (report.loaded >= PACK_AFTER).then_some(state),
+        &mut report,
+    )?;
     let _ = std::fs::remove_file(&marker);
     Ok(report)
 }

@@ -607,20 +607,43 @@ pub struct SearchReport {
     pub parsed: usize,
 }
 
-/// Brings the text index to the store's current state.
+/// The documents of an update of the text index, made and not yet
+/// written: writing needs neither the store nor the repository, so an
+/// index run writes them while the store is being compacted.
+pub struct PreparedSearch {
+    index: TextIndex,
+    /// The paths whose documents are replaced (`None`: all of them).
+    paths: Option<Vec<String>>,
+    docs: Vec<TextDoc>,
+    stamp: Stamp,
+    report: SearchReport,
+}
+
+impl PreparedSearch {
+    /// Writes the documents and the stamp.
+    pub fn write(self) -> Result<SearchReport, SearchError> {
+        self.index
+            .write(self.paths.as_deref(), &self.docs, &self.stamp.0)?;
+        Ok(self.report)
+    }
+}
+
+/// What brings the text index to the store's current state, up to the
+/// writing ([`PreparedSearch::write`]); `None` when the index is of that
+/// state already.
 ///
 /// `before` is the store's stamp before this run loaded anything; an index
 /// of that stamp is updated for `touched` (the paths of the run's deltas
 /// and of the files the graph re-read), any other is rebuilt. `fresh` holds
 /// the facts (with words) of files the run parsed at the graph's commit.
-pub fn update(
+pub fn prepare(
     store: &Store,
     state: &StateDir,
     differ: &mut SymbolDiffer<'_>,
     before: Option<&Stamp>,
     touched: &BTreeSet<String>,
     fresh: &BTreeMap<String, Arc<FileFacts>>,
-) -> Result<Option<SearchReport>, SearchError> {
+) -> Result<Option<PreparedSearch>, SearchError> {
     let reader = store.reader()?;
     let stamp = Stamp::of(&reader)?;
     let path = state.search();
@@ -676,8 +699,13 @@ pub fn update(
         .map(|e| &e.path)
         .collect::<BTreeSet<_>>()
         .len();
-    index.write(paths.as_deref(), &docs, &stamp.0)?;
-    Ok(Some(report))
+    Ok(Some(PreparedSearch {
+        index,
+        paths,
+        docs,
+        stamp,
+        report,
+    }))
 }
 
 /// The words of each live symbol of `entries`, by id: from `fresh` where the
