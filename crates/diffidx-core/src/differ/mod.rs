@@ -954,6 +954,12 @@ impl BlobCache {
         self.tree_bytes = self
             .tree_bytes
             .saturating_sub(tree_weight(&Ok(Arc::clone(blob))));
+        // Held by the cache alone (the usual case), the tree goes in place;
+        // a side still in flight keeps its copy, tree and all.
+        if let Some(only) = Arc::get_mut(blob) {
+            only.state = None;
+            return;
+        }
         *blob = Arc::new(ParsedBlob {
             text: blob.text.clone(),
             symbols: Arc::clone(&blob.symbols),
