@@ -83,7 +83,8 @@ pub struct CommitRecord {
 /// A parsed blob: its normalized text (for line diffs), symbols, and the
 /// parse state its successor version is reparsed from.
 pub struct ParsedBlob {
-    pub text: String,
+    /// Shared with the entry's copies without a tree (see [`Side`]).
+    pub text: Arc<String>,
     pub symbols: Arc<FileSymbols>,
     pub lossy: bool,
     state: Option<ParseState>,
@@ -98,10 +99,34 @@ pub(crate) type LoadedChange = std::result::Result<(Option<Side>, Option<Side>),
 /// The old tree (`None` = the empty tree) and the new one of a diff.
 pub(crate) type TreePair = (Option<ObjectId>, ObjectId);
 
-/// A file side ready for labelling.
+/// A file side ready for labelling: its text and symbols, never its
+/// syntax tree. Sides wait to be labelled (a commit's every file, and the
+/// diffing thread runs commits ahead), and a commit that touches hundreds
+/// of files would otherwise keep every one of their trees alive beyond the
+/// cache's budget (App-vNext/Polly has three of about 300 files).
 pub(crate) struct Side {
     path: String,
     blob: Arc<ParsedBlob>,
+}
+
+/// A side, and the cache's entry it was made from: that one's tree, while
+/// the cache keeps it, is the base the file's next version is parsed from.
+type LoadedSide = (Side, Arc<ParsedBlob>);
+
+impl ParsedBlob {
+    /// This blob without its parse state: itself when it has none, else a
+    /// new entry sharing its text and symbols.
+    fn without_tree(blob: &Arc<ParsedBlob>) -> Arc<ParsedBlob> {
+        if blob.state.is_none() {
+            return Arc::clone(blob);
+        }
+        Arc::new(ParsedBlob {
+            text: Arc::clone(&blob.text),
+            symbols: Arc::clone(&blob.symbols),
+            lossy: blob.lossy,
+            state: None,
+        })
+    }
 }
 
 pub struct SymbolDiffer<'r> {
@@ -377,10 +402,9 @@ impl<'r> SymbolDiffer<'r> {
             Ok(old) => old,
             Err(diagnostic) => return Ok(Err(diagnostic)),
         };
-        let base = old.as_ref().map(|o| Arc::clone(&o.blob));
-        Ok(self
-            .load_side(change.new.as_ref(), base.as_deref())?
-            .map(|new| (old, new)))
+        let new = self.load_side(change.new.as_ref(), old.as_ref().map(|(_, o)| &**o))?;
+        let side = |loaded: Option<LoadedSide>| loaded.map(|(side, _)| side);
+        Ok(new.map(|new| (side(old), side(new))))
     }
 
     /// Labels the loaded changes of one tree diff, in diff order.
@@ -450,7 +474,7 @@ impl<'r> SymbolDiffer<'r> {
                 Ok(Side {
                     path: path.to_owned(),
                     blob: Arc::new(ParsedBlob {
-                        text: source.text,
+                        text: Arc::new(source.text),
                         symbols: Arc::new(symbols),
                         lossy: source.lossy,
                         state: None,
@@ -604,15 +628,18 @@ impl<'r> SymbolDiffer<'r> {
         &mut self,
         side: Option<&crate::git::FileSide>,
         base: Option<&ParsedBlob>,
-    ) -> Result<std::result::Result<Option<Side>, Diagnostic>> {
+    ) -> Result<std::result::Result<Option<LoadedSide>, Diagnostic>> {
         let Some(side) = side else {
             return Ok(Ok(None));
         };
         Ok(match self.load(side.blob, &side.path, base)? {
-            Ok(blob) => Ok(Some(Side {
-                path: side.path.clone(),
-                blob,
-            })),
+            Ok(parsed) => Ok(Some((
+                Side {
+                    path: side.path.clone(),
+                    blob: ParsedBlob::without_tree(&parsed),
+                },
+                parsed,
+            ))),
             Err(why) => Err(unreadable(&side.path, &why)),
         })
     }
@@ -680,7 +707,7 @@ impl<'r> SymbolDiffer<'r> {
                     match extracted.over_limit {
                         Some(why) => Err(Unreadable::OverLimit(why)),
                         None => Ok(Arc::new(ParsedBlob {
-                            text: source.text,
+                            text: Arc::new(source.text),
                             symbols: Arc::new(extracted.symbols),
                             lossy: source.lossy,
                             state: extracted.state,
@@ -955,17 +982,12 @@ impl BlobCache {
             .tree_bytes
             .saturating_sub(tree_weight(&Ok(Arc::clone(blob))));
         // Held by the cache alone (the usual case), the tree goes in place;
-        // a side still in flight keeps its copy, tree and all.
-        if let Some(only) = Arc::get_mut(blob) {
-            only.state = None;
-            return;
+        // else (the base of the parse that replaces it) the entry becomes a
+        // copy without it, and the tree goes with the last holder.
+        match Arc::get_mut(blob) {
+            Some(only) => only.state = None,
+            None => *blob = ParsedBlob::without_tree(blob),
         }
-        *blob = Arc::new(ParsedBlob {
-            text: blob.text.clone(),
-            symbols: Arc::clone(&blob.symbols),
-            lossy: blob.lossy,
-            state: None,
-        });
     }
 }
 
