@@ -95,7 +95,8 @@ fn copy_repo(from: &Path) -> tempfile::TempDir {
 
 #[test]
 fn a_writer_killed_at_every_stage_of_a_batch_loses_nothing() {
-    // 1,250 commits: two batches of the backfill (1,000 a batch).
+    // 1,250 commits: two batches of the backfill at 1,000 commits a batch
+    // (a history this small would be one batch otherwise).
     let repo = history(1_250);
     let clean = copy_repo(repo.path());
     ok(clean.path(), &["index", "-q", "--days", "100000"]);
@@ -107,7 +108,7 @@ fn a_writer_killed_at_every_stage_of_a_batch_loses_nothing() {
         let killed = dx(
             dir.path(),
             &["index", "-q", "--days", "100000"],
-            &[("DIFFIDX_FAULT", point)],
+            &[("DIFFIDX_FAULT", point), ("DIFFIDX_BATCH_COMMITS", "1000")],
         );
         assert_eq!(
             killed.status.signal(),

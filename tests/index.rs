@@ -466,8 +466,11 @@ fn a_killed_index_run_is_caught_up_by_the_next() {
         repo.commit(&format!("c{i}"));
     }
     for delay_ms in [50u64, 300] {
+        // Batches of 100 commits, so that a kill can fall between batches
+        // (a history this small is one batch otherwise).
         let mut child = std::process::Command::new(common::bin())
             .args(["index", "-q"])
+            .env("DIFFIDX_BATCH_COMMITS", "100")
             .current_dir(repo.path())
             .spawn()
             .unwrap();

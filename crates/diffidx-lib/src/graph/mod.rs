@@ -257,6 +257,24 @@ pub struct RowsBuilder {
 }
 
 impl RowsBuilder {
+    /// How many rows are held (nodes and edges).
+    pub fn len(&self) -> usize {
+        let rows = &self.rows;
+        rows.commits.len()
+            + rows.files.len()
+            + rows.symbols.len()
+            + rows.deleted.len()
+            + rows.child_of.len()
+            + rows.changed_in.len()
+            + rows.moved_to.len()
+            + rows.continues.len()
+    }
+
+    /// Whether no row is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The rows so far; the builder is empty again.
     pub fn finish(&mut self) -> GraphRows {
         self.files_seen.clear();

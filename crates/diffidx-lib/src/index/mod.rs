@@ -28,8 +28,17 @@ use crate::store::{self, StoreError};
 
 pub use walk::{commits_since, unindexed_count};
 
-/// Commits written per notes commit and store transaction.
-pub const BATCH: usize = 1000;
+/// The most commits written per notes commit and store transaction: what
+/// a killed run can lose, and the notes held in memory until written.
+pub const BATCH: usize = 5000;
+
+/// The most store rows (nodes and edges) a batch holds before it is
+/// loaded, whatever its commits: what bounds a batch's memory. Each load
+/// has a large fixed cost (Kuzu checkpoints after every `COPY`, rewriting
+/// the relationship lists it touched), so a batch is as large as these two
+/// bounds allow: App-vNext/Polly's whole history makes about 144,000 rows,
+/// sharkdp/fd's about 4,700.
+const BATCH_ROWS: usize = 200_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -317,7 +326,7 @@ fn index_locked_with(
 
 /// Records in flight between the diffing thread and the writer: enough to
 /// smooth out a slow commit or a store load, few enough to bound memory.
-const IN_FLIGHT: usize = BATCH;
+const IN_FLIGHT: usize = 1000;
 
 /// Diffs `todo` (oldest first) on other threads while this one writes
 /// their notes and loads them into the store in batches, in order. Diffing
@@ -411,7 +420,8 @@ pub(crate) fn diff_threads() -> usize {
 
 /// The writer's half of [`diff_and_write`]: stages each record's note and
 /// makes its rows, then lets the record go; writes the notes and loads the
-/// rows every [`BATCH`] records, and what is left when the differ stops.
+/// rows whenever a batch is full ([`BATCH`], [`BATCH_ROWS`]), and what is
+/// left when the differ stops.
 fn write_records(
     store: &store::Store,
     todo: &[diffidx_core::git::CommitInfo],
@@ -436,7 +446,7 @@ fn write_records(
         let adding = Instant::now();
         batch.add(&record, report);
         report.times.store += adding.elapsed();
-        if batch.commits >= BATCH {
+        if batch.is_full() {
             flush(store, notes, &mut batch, report)?;
         }
         done += 1;
@@ -452,6 +462,10 @@ struct Batch {
     rows: crate::graph::RowsBuilder,
     /// Commits added since the last flush.
     commits: usize,
+    /// The most commits a batch takes ([`BATCH`], or
+    /// `DIFFIDX_BATCH_COMMITS`, which tests set to cut a short history in
+    /// batches).
+    max_commits: usize,
     /// Commits the store holds or this run made rows for: their rows are
     /// not made again (loading a commit twice must change nothing).
     stored: HashSet<String>,
@@ -464,11 +478,22 @@ impl Batch {
         commits: impl IntoIterator<Item = &'a diffidx_core::git::CommitInfo>,
     ) -> Result<Batch> {
         let shas: Vec<String> = commits.into_iter().map(|c| c.id.to_string()).collect();
+        let max_commits = std::env::var("DIFFIDX_BATCH_COMMITS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(BATCH);
         Ok(Batch {
             rows: crate::graph::RowsBuilder::default(),
             commits: 0,
+            max_commits,
             stored: store.stored_commits(shas.iter().map(String::as_str))?,
         })
+    }
+
+    /// Whether the batch is to be written now.
+    fn is_full(&self) -> bool {
+        self.commits >= self.max_commits || self.rows.len() >= BATCH_ROWS
     }
 
     fn add(&mut self, record: &CommitRecord, report: &mut IndexReport) {
@@ -714,7 +739,7 @@ fn sync_from_notes(
     let mut batch = Batch::of(store, records.iter().map(|r| &r.info))?;
     for record in records {
         batch.add(&record, report);
-        if batch.commits >= BATCH {
+        if batch.is_full() {
             flush(store, notes, &mut batch, report)?;
         }
     }
