@@ -258,7 +258,7 @@ pub struct RowsBuilder {
 
 impl RowsBuilder {
     /// How many rows are held (nodes and edges).
-    pub fn len(&self) -> usize {
+    pub fn row_count(&self) -> usize {
         let rows = &self.rows;
         rows.commits.len()
             + rows.files.len()
@@ -268,11 +268,6 @@ impl RowsBuilder {
             + rows.changed_in.len()
             + rows.moved_to.len()
             + rows.continues.len()
-    }
-
-    /// Whether no row is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The rows so far; the builder is empty again.
@@ -286,106 +281,104 @@ impl RowsBuilder {
     pub fn add(&mut self, record: &CommitRecord) {
         let (rows, files_seen, edges_seen) =
             (&mut self.rows, &mut self.files_seen, &mut self.edges_seen);
-        {
-            let sha = record.info.id.to_string();
-            rows.commits.push(commit_node(record));
-            for file in &record.files {
-                if files_seen.insert(file.path.clone()) {
-                    rows.files.push(FileNode {
+        let sha = record.info.id.to_string();
+        rows.commits.push(commit_node(record));
+        for file in &record.files {
+            if files_seen.insert(file.path.clone()) {
+                rows.files.push(FileNode {
+                    path: file.path.clone(),
+                    language: file.language.name(),
+                });
+            }
+            let symbols = &file.symbols.symbols;
+            let ids: Vec<String> = symbols
+                .iter()
+                .map(|s| symbol_id(&file.path, s.kind, &s.qualname, &s.sig))
+                .collect();
+            for (s, id) in symbols.iter().zip(&ids) {
+                rows.deleted.remove(id);
+                rows.symbols.insert(
+                    id.clone(),
+                    SymbolNode {
+                        id: id.clone(),
                         path: file.path.clone(),
+                        qualname: s.qualname.clone(),
+                        name: s.name.clone(),
+                        kind: s.kind.as_str(),
+                        sig: s.sig.clone(),
                         language: file.language.name(),
-                    });
-                }
-                let symbols = &file.symbols.symbols;
-                let ids: Vec<String> = symbols
-                    .iter()
-                    .map(|s| symbol_id(&file.path, s.kind, &s.qualname, &s.sig))
-                    .collect();
-                for (s, id) in symbols.iter().zip(&ids) {
-                    rows.deleted.remove(id);
-                    rows.symbols.insert(
-                        id.clone(),
-                        SymbolNode {
-                            id: id.clone(),
-                            path: file.path.clone(),
-                            qualname: s.qualname.clone(),
-                            name: s.name.clone(),
-                            kind: s.kind.as_str(),
-                            sig: s.sig.clone(),
-                            language: file.language.name(),
-                            deleted: false,
-                            start_line: s.start_line,
-                            end_line: s.end_line,
-                            content_hash: s.content_hash.to_hex(),
-                        },
-                    );
-                    let edge = ChildOf {
-                        child: id.clone(),
-                        parent: match s.parent {
-                            Some(p) => Parent::Symbol(ids[p].clone()),
-                            None => Parent::File(file.path.clone()),
-                        },
-                    };
-                    if edges_seen.insert(edge.clone()) {
-                        rows.child_of.push(edge);
-                    }
+                        deleted: false,
+                        start_line: s.start_line,
+                        end_line: s.end_line,
+                        content_hash: s.content_hash.to_hex(),
+                    },
+                );
+                let edge = ChildOf {
+                    child: id.clone(),
+                    parent: match s.parent {
+                        Some(p) => Parent::Symbol(ids[p].clone()),
+                        None => Parent::File(file.path.clone()),
+                    },
+                };
+                if edges_seen.insert(edge.clone()) {
+                    rows.child_of.push(edge);
                 }
             }
-            for d in &record.note.deltas {
-                if d.status == Status::Deleted {
-                    // Kept forever: marked deleted, its last known hash kept.
-                    let hash = rows
-                        .symbols
-                        .remove(&d.id)
-                        .map(|s| s.content_hash)
-                        .unwrap_or_default();
-                    rows.deleted.insert(
-                        d.id.clone(),
-                        SymbolNode {
-                            id: d.id.clone(),
-                            path: d.path.clone(),
-                            qualname: d.qualname.clone(),
-                            name: own_name(&d.qualname).to_owned(),
-                            kind: d.kind.as_str(),
-                            sig: d.sig.clone(),
-                            language: Language::from_path(&d.path).map_or("", |l| l.name()),
-                            deleted: true,
-                            start_line: d.start_line,
-                            end_line: d.end_line,
-                            content_hash: hash,
-                        },
-                    );
-                }
-                rows.changed_in.push(ChangedIn {
-                    id: d.id.clone(),
-                    sha: sha.clone(),
-                    status: d.status,
-                    old_path: d.old_path.clone().unwrap_or_default(),
-                    modified: d.modified.unwrap_or(false),
-                    start_line: d.start_line,
-                    end_line: d.end_line,
-                });
-                if let Some(from) = &d.from {
-                    rows.continues.push(Continues {
-                        from: from.id.clone(),
-                        to: d.id.clone(),
-                        sha: sha.clone(),
-                        similarity: from.similarity,
-                    });
-                }
-                if let (Status::Moved, Some(old_path)) = (d.status, &d.old_path) {
-                    rows.moved_to.push(MovedTo {
-                        from: symbol_id(old_path, d.kind, &d.qualname, &d.sig),
-                        to: d.id.clone(),
-                        old_path: old_path.clone(),
+        }
+        for d in &record.note.deltas {
+            if d.status == Status::Deleted {
+                // Kept forever: marked deleted, its last known hash kept.
+                let hash = rows
+                    .symbols
+                    .remove(&d.id)
+                    .map(|s| s.content_hash)
+                    .unwrap_or_default();
+                rows.deleted.insert(
+                    d.id.clone(),
+                    SymbolNode {
+                        id: d.id.clone(),
+                        path: d.path.clone(),
                         qualname: d.qualname.clone(),
                         name: own_name(&d.qualname).to_owned(),
                         kind: d.kind.as_str(),
                         sig: d.sig.clone(),
-                        content_hash: d.content_hash.clone().unwrap_or_default(),
-                        sha: sha.clone(),
-                    });
-                }
+                        language: Language::from_path(&d.path).map_or("", |l| l.name()),
+                        deleted: true,
+                        start_line: d.start_line,
+                        end_line: d.end_line,
+                        content_hash: hash,
+                    },
+                );
+            }
+            rows.changed_in.push(ChangedIn {
+                id: d.id.clone(),
+                sha: sha.clone(),
+                status: d.status,
+                old_path: d.old_path.clone().unwrap_or_default(),
+                modified: d.modified.unwrap_or(false),
+                start_line: d.start_line,
+                end_line: d.end_line,
+            });
+            if let Some(from) = &d.from {
+                rows.continues.push(Continues {
+                    from: from.id.clone(),
+                    to: d.id.clone(),
+                    sha: sha.clone(),
+                    similarity: from.similarity,
+                });
+            }
+            if let (Status::Moved, Some(old_path)) = (d.status, &d.old_path) {
+                rows.moved_to.push(MovedTo {
+                    from: symbol_id(old_path, d.kind, &d.qualname, &d.sig),
+                    to: d.id.clone(),
+                    old_path: old_path.clone(),
+                    qualname: d.qualname.clone(),
+                    name: own_name(&d.qualname).to_owned(),
+                    kind: d.kind.as_str(),
+                    sig: d.sig.clone(),
+                    content_hash: d.content_hash.clone().unwrap_or_default(),
+                    sha: sha.clone(),
+                });
             }
         }
     }

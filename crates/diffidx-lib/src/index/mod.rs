@@ -319,7 +319,7 @@ fn index_locked_with(
     let state = StateDir::of(repo);
     finish_views(search, bloated(&state).then_some(&state), &mut report)?;
     // Every note is loaded now: a rebuild that was killed is finished.
-    let _ = std::fs::remove_file(StateDir::of(repo).rebuilding());
+    let _ = std::fs::remove_file(state.rebuilding());
     report.times.total = run_started.elapsed();
     Ok(report)
 }
@@ -493,7 +493,7 @@ impl Batch {
 
     /// Whether the batch is to be written now.
     fn is_full(&self) -> bool {
-        self.commits >= self.max_commits || self.rows.len() >= BATCH_ROWS
+        self.commits >= self.max_commits || self.rows.row_count() >= BATCH_ROWS
     }
 
     fn add(&mut self, record: &CommitRecord, report: &mut IndexReport) {
