@@ -4,8 +4,9 @@
 //! A [`SymbolDiffer`] keeps a cache of parsed blobs, so a blob shared by
 //! consecutive commits (the new side of one is the old side of the next) is
 //! read and parsed once per process. [`parallel`] runs two of them over a
-//! history, split by file path.
+//! history, sharing one cache.
 
+mod cache;
 pub mod parallel;
 
 use std::collections::{HashMap, HashSet};
@@ -132,7 +133,7 @@ impl ParsedBlob {
 pub struct SymbolDiffer<'r> {
     repo: &'r Repo,
     extractor: Extractor,
-    cache: BlobCache,
+    cache: Arc<cache::SharedCache>,
     options: DiffOptions,
     /// Blobs whose code-graph facts are wanted (the files of the commit the
     /// graph moves to after the run), and the facts of those parsed so far.
@@ -242,10 +243,20 @@ impl std::ops::Add for DiffTimes {
 
 impl<'r> SymbolDiffer<'r> {
     pub fn new(repo: &'r Repo, options: DiffOptions) -> Result<Self> {
+        let cache = cache::SharedCache::new(options.cache_bytes);
+        Self::with_cache(repo, options, cache)
+    }
+
+    /// A differ that shares `cache` with differs on other threads.
+    fn with_cache(
+        repo: &'r Repo,
+        options: DiffOptions,
+        cache: Arc<cache::SharedCache>,
+    ) -> Result<Self> {
         Ok(SymbolDiffer {
             repo,
             extractor: Extractor::new()?.with_limits(options.limits),
-            cache: BlobCache::new(options.cache_bytes),
+            cache,
             options,
             facts_wanted: None,
             facts_found: ParsedFacts::new(),
@@ -648,10 +659,14 @@ impl<'r> SymbolDiffer<'r> {
     /// (the file's previous version) the parse is incremental.
     fn load(&mut self, blob: ObjectId, path: &str, base: Option<&ParsedBlob>) -> Result<Loaded> {
         let language = Language::from_path(path).expect("only source files are loaded");
-        if let Some(hit) = self.cache.get(&(blob, language)) {
-            self.stats.blobs.cache_hits += 1;
-            return Ok(hit);
-        }
+        let cache = Arc::clone(&self.cache);
+        let claim = match cache.claim((blob, language)) {
+            cache::Claim::Hit(hit) => {
+                self.stats.blobs.cache_hits += 1;
+                return Ok(hit);
+            }
+            cache::Claim::Load(claim) => claim,
+        };
         let started = Instant::now();
         // The header lookup finds a missing blob; only then is it looked
         // into (and, in a partial clone, fetched). Not cached: a later
@@ -717,7 +732,7 @@ impl<'r> SymbolDiffer<'r> {
                 Err(why) => Err(why),
             }
         };
-        self.cache.insert((blob, language), loaded.clone(), path);
+        claim.keep(loaded.clone(), path);
         Ok(loaded)
     }
 }
@@ -869,149 +884,5 @@ fn label_all(
         diagnostics,
         files,
         source_files: pairs.len(),
-    }
-}
-
-/// Parsed blobs by (blob id, language), evicting the least recently used half
-/// when the text and symbols they hold pass half the byte budget.
-///
-/// Syntax trees are kept apart, for the latest version parsed at each path
-/// only (the base the next version of that file is parsed from
-/// incrementally), and within the whole budget, the least recently used
-/// dropped first: a tree takes about 18 times its text (measured on
-/// App-vNext/Polly, where the trees of every version once held most of a
-/// backfill's heap). Trees get the larger share because a version whose
-/// base lost its tree is parsed whole, four times slower than an
-/// incremental reparse; on Polly, giving texts half and trees all instead
-/// of the reverse made 2,100 more reparses incremental, cut the parse time
-/// by a quarter and left the peak memory where it was.
-struct BlobCache {
-    entries: HashMap<(ObjectId, Language), (Loaded, u64)>,
-    /// The entry that keeps its tree, per path.
-    trees: HashMap<String, (ObjectId, Language)>,
-    clock: u64,
-    bytes: usize,
-    budget: usize,
-    tree_bytes: usize,
-    tree_budget: usize,
-}
-
-impl BlobCache {
-    fn new(budget: usize) -> BlobCache {
-        BlobCache {
-            entries: HashMap::new(),
-            trees: HashMap::new(),
-            clock: 0,
-            bytes: 0,
-            budget: budget / 2,
-            tree_bytes: 0,
-            tree_budget: budget,
-        }
-    }
-
-    fn get(&mut self, key: &(ObjectId, Language)) -> Option<Loaded> {
-        self.clock += 1;
-        let clock = self.clock;
-        self.entries.get_mut(key).map(|(value, used)| {
-            *used = clock;
-            value.clone()
-        })
-    }
-
-    fn insert(&mut self, key: (ObjectId, Language), value: Loaded, path: &str) {
-        if self.entries.contains_key(&key) {
-            return; // entries are inserted after a miss; twice would count twice
-        }
-        let tree = tree_weight(&value);
-        if tree > 0 {
-            if let Some(older) = self.trees.insert(path.to_owned(), key) {
-                self.drop_tree(&older);
-            }
-            self.tree_bytes += tree;
-        }
-        self.clock += 1;
-        self.bytes += weight(&value);
-        self.entries.insert(key, (value, self.clock));
-        let mut dropped = false;
-        if self.bytes > self.budget && self.entries.len() > 1 {
-            let cutoff = median(self.entries.values().map(|(_, used)| *used));
-            let evicted: Vec<(ObjectId, Language)> = self
-                .entries
-                .iter()
-                .filter(|(_, (_, used))| *used < cutoff)
-                .map(|(key, _)| *key)
-                .collect();
-            for key in &evicted {
-                self.drop_tree(key);
-                self.entries.remove(key);
-            }
-            self.bytes = self.entries.values().map(|(v, _)| weight(v)).sum();
-            dropped = true;
-        }
-        if self.tree_bytes > self.tree_budget && self.trees.len() > 1 {
-            let entries = &self.entries;
-            let age = |key: &(ObjectId, Language)| entries.get(key).map_or(0, |(_, used)| *used);
-            let cutoff = median(self.trees.values().map(age));
-            let old: Vec<(ObjectId, Language)> = self
-                .trees
-                .values()
-                .filter(|key| age(key) < cutoff)
-                .copied()
-                .collect();
-            for key in &old {
-                self.drop_tree(key);
-            }
-            dropped = true;
-        }
-        if dropped {
-            let entries = &self.entries;
-            self.trees
-                .retain(|_, key| matches!(entries.get(key), Some((Ok(b), _)) if b.state.is_some()));
-        }
-    }
-
-    /// Keeps an entry's text and symbols, without its tree.
-    fn drop_tree(&mut self, key: &(ObjectId, Language)) {
-        let Some((Ok(blob), _)) = self.entries.get_mut(key) else {
-            return;
-        };
-        if blob.state.is_none() {
-            return;
-        }
-        self.tree_bytes = self
-            .tree_bytes
-            .saturating_sub(tree_weight(&Ok(Arc::clone(blob))));
-        // Held by the cache alone (the usual case), the tree goes in place;
-        // else (the base of the parse that replaces it) the entry becomes a
-        // copy without it, and the tree goes with the last holder.
-        match Arc::get_mut(blob) {
-            Some(only) => only.state = None,
-            None => *blob = ParsedBlob::without_tree(blob),
-        }
-    }
-}
-
-/// The middle of some ages (0 for none).
-fn median(ages: impl Iterator<Item = u64>) -> u64 {
-    let mut ages: Vec<u64> = ages.collect();
-    ages.sort_unstable();
-    ages.get(ages.len() / 2).copied().unwrap_or(0)
-}
-
-/// The room an entry's text and symbols take.
-fn weight(value: &Loaded) -> usize {
-    match value {
-        Ok(blob) => {
-            blob.text.len() + blob.symbols.symbols.len() * (160 + 4 * crate::symbol::SKETCH_SIZE)
-        }
-        Err(_) => 64,
-    }
-}
-
-/// The room an entry's syntax tree takes.
-fn tree_weight(value: &Loaded) -> usize {
-    match value {
-        Ok(blob) => blob.state.as_ref().map_or(0, |s| s.weight(blob.text.len())),
-        Err(_) => 0,
     }
 }

@@ -330,8 +330,8 @@ const IN_FLIGHT: usize = 1000;
 
 /// Diffs `todo` (oldest first) on other threads while this one writes
 /// their notes and loads them into the store in batches, in order. Diffing
-/// is the larger half of a backfill, so it gets two threads split by file
-/// path ([`diffidx_core::differ::parallel`]) and the writer shares a core.
+/// is the larger half of a backfill, so it gets two threads sharing one
+/// cache ([`diffidx_core::differ::parallel`]) and the writer shares a core.
 ///
 /// When either side fails the other stops: records already diffed are
 /// still written (each note is whole), then the first error is returned.
