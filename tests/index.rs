@@ -1107,6 +1107,47 @@ fn a_large_index_run_leaves_its_notes_packed() {
     repo.ok(&["fsck"]);
 }
 
+/// A store that one load made from nothing is left as it is, its size
+/// the base the bloat rule measures growth from; one made by several loads,
+/// past the floor, is compacted. (The floor is lowered to 0 so a small
+/// history shows both.)
+#[test]
+fn a_store_made_by_one_load_is_not_compacted_one_of_several_loads_is() {
+    let mut repo = TestRepo::new();
+    for i in 0..30 {
+        repo.write("src/lib.rs", format!("pub fn f{i}() -> u32 {{ {i} }}\n"));
+        repo.commit(&format!("c{i}"));
+    }
+    let floor = ("DIFFIDX_COMPACT_FLOOR", "0");
+    let baseline = |repo: &TestRepo| {
+        std::fs::read_to_string(repo.path().join(".git/diffidx/graph.kuzu.compacted")).ok()
+    };
+
+    let one_load = TestRepo::clone_of(repo.path(), 0);
+    let err = common::succeeded(&one_load.diffidx_env(&["index", "--all"], &[floor]));
+    assert!(!err.contains("compacted"), "{err}");
+    let size = std::fs::metadata(one_load.path().join(".git/diffidx/graph.kuzu"))
+        .unwrap()
+        .len();
+    assert_eq!(baseline(&one_load), Some(format!("{size}\n")));
+    assert_eq!(history(&one_load, "f29").len(), 1);
+
+    let loads = TestRepo::clone_of(repo.path(), 0);
+    let err = common::succeeded(&loads.diffidx_env(
+        &["index", "--all"],
+        &[floor, ("DIFFIDX_BATCH_COMMITS", "10")],
+    ));
+    assert!(err.contains("compacted the store from"), "{err}");
+    assert_eq!(history(&loads, "f29").len(), 1);
+    loads.ok(&["fsck"]);
+    // Growth is measured from there: the next small run compacts nothing.
+    let mut loads = loads;
+    loads.write("src/lib.rs", "pub fn g() {}\n");
+    loads.commit("one more");
+    let err = common::succeeded(&loads.diffidx_env(&["index"], &[floor]));
+    assert!(!err.contains("compacted"), "{err}");
+}
+
 /// `index --timings` says where the run's time went, stage by stage: the
 /// run's own thread (its stages add up to the run), then the diffing
 /// thread beside it.
