@@ -89,6 +89,41 @@ impl SharedCache {
     }
 }
 
+/// A cached tree to reparse a file's next version from.
+pub(crate) enum TakenTree {
+    /// Taken out of the cache: nothing else held it.
+    Owned(ParseState),
+    /// Still held elsewhere (the other thread reparses from it too): the
+    /// entry, whose tree is to be copied.
+    Shared(Arc<ParsedBlob>),
+}
+
+impl SharedCache {
+    /// The tree of `key`, the version at `path` a next version is parsed
+    /// from: taken out of its entry when the cache is its only holder, so
+    /// it can be edited in place, else the entry. `None` when it has none.
+    pub(crate) fn take_tree(&self, key: Key, path: &str) -> Option<TakenTree> {
+        let mut blobs = self.lock();
+        let (Ok(entry), _) = blobs.entries.get_mut(&key)? else {
+            return None;
+        };
+        entry.state.as_ref()?;
+        let weight = entry
+            .state
+            .as_ref()
+            .map_or(0, |s| s.weight(entry.text.len()));
+        let Some(only) = Arc::get_mut(entry) else {
+            return Some(TakenTree::Shared(Arc::clone(entry)));
+        };
+        let state = only.state.take()?;
+        blobs.tree_bytes = blobs.tree_bytes.saturating_sub(weight);
+        if blobs.trees.get(path) == Some(&key) {
+            blobs.trees.remove(path);
+        }
+        Some(TakenTree::Owned(state))
+    }
+}
+
 impl LoadClaim<'_> {
     /// Keeps the loaded blob, found at `path`, and ends the claim.
     pub(crate) fn keep(self, value: Loaded, path: &str) {

@@ -110,10 +110,6 @@ pub(crate) struct Side {
     blob: Arc<ParsedBlob>,
 }
 
-/// A side, and the cache's entry it was made from: that one's tree, while
-/// the cache keeps it, is the base the file's next version is parsed from.
-type LoadedSide = (Side, Arc<ParsedBlob>);
-
 impl ParsedBlob {
     /// This blob without its parse state: itself when it has none, else a
     /// new entry sharing its text and symbols.
@@ -413,9 +409,9 @@ impl<'r> SymbolDiffer<'r> {
             Ok(old) => old,
             Err(diagnostic) => return Ok(Err(diagnostic)),
         };
-        let new = self.load_side(change.new.as_ref(), old.as_ref().map(|(_, o)| &**o))?;
-        let side = |loaded: Option<LoadedSide>| loaded.map(|(side, _)| side);
-        Ok(new.map(|new| (side(old), side(new))))
+        let base = change.old.as_ref().zip(old.as_ref());
+        let new = self.load_side(change.new.as_ref(), base)?;
+        Ok(new.map(|new| (old, new)))
     }
 
     /// Labels the loaded changes of one tree diff, in diff order.
@@ -635,29 +631,37 @@ impl<'r> SymbolDiffer<'r> {
     }
 
     /// Loads one side of a file change; an unreadable side becomes a diagnostic.
+    /// With `base` (the file's previous version, loaded), a new version is
+    /// reparsed from the cache's tree of it, if the cache kept one.
     fn load_side(
         &mut self,
         side: Option<&crate::git::FileSide>,
-        base: Option<&ParsedBlob>,
-    ) -> Result<std::result::Result<Option<LoadedSide>, Diagnostic>> {
+        base: Option<(&crate::git::FileSide, &Side)>,
+    ) -> Result<std::result::Result<Option<Side>, Diagnostic>> {
         let Some(side) = side else {
             return Ok(Ok(None));
         };
         Ok(match self.load(side.blob, &side.path, base)? {
-            Ok(parsed) => Ok(Some((
-                Side {
-                    path: side.path.clone(),
-                    blob: ParsedBlob::without_tree(&parsed),
-                },
-                parsed,
-            ))),
+            // Only the cache holds the tree, so the next parse may take it.
+            Ok(parsed) => Ok(Some(Side {
+                path: side.path.clone(),
+                blob: ParsedBlob::without_tree(&parsed),
+            })),
             Err(why) => Err(unreadable(&side.path, &why)),
         })
     }
 
     /// Reads and parses a blob once; later calls hit the cache. With `base`
-    /// (the file's previous version) the parse is incremental.
-    fn load(&mut self, blob: ObjectId, path: &str, base: Option<&ParsedBlob>) -> Result<Loaded> {
+    /// (the file's previous version) the parse is incremental, from the
+    /// tree the cache keeps of it: taken from the cache and edited in
+    /// place when nothing else holds it (the cache would drop it for this
+    /// version's anyway), else copied.
+    fn load(
+        &mut self,
+        blob: ObjectId,
+        path: &str,
+        base: Option<(&crate::git::FileSide, &Side)>,
+    ) -> Result<Loaded> {
         let language = Language::from_path(path).expect("only source files are loaded");
         let cache = Arc::clone(&self.cache);
         let claim = match cache.claim((blob, language)) {
@@ -702,19 +706,31 @@ impl<'r> SymbolDiffer<'r> {
                 Ok(source) => {
                     self.stats.blobs.parsed += 1;
                     self.stats.blobs.bytes += source.text.len() as u64;
-                    let base = base.and_then(|b| b.state.as_ref().map(|s| (s, b.text.as_str())));
-                    self.stats.blobs.incremental += u64::from(base.is_some());
+                    let tree = base.and_then(|(side, loaded)| {
+                        // A tree of another grammar is no base (a renamed extension).
+                        let same = Language::from_path(&side.path) == Some(language);
+                        let tree = match same {
+                            true => self.cache.take_tree((side.blob, language), &side.path)?,
+                            false => return None,
+                        };
+                        Some((tree, loaded.blob.text.as_str()))
+                    });
+                    self.stats.blobs.incremental += u64::from(tree.is_some());
                     // A file of the graph's commit: one walk gives its
                     // symbols and its facts.
                     let wanted = self
                         .facts_wanted
                         .as_ref()
                         .is_some_and(|wanted| wanted.contains(&blob));
-                    let mut extracted = if wanted {
-                        self.extractor.extract_facts(language, &source.text, base)
-                    } else {
-                        self.extractor
-                            .extract_incremental(language, &source.text, base)
+                    let mut extracted = match tree {
+                        Some((cache::TakenTree::Owned(state), text)) => self
+                            .extractor
+                            .reparse_from(language, &source.text, Some((state, text)), wanted),
+                        Some((cache::TakenTree::Shared(entry), text)) => {
+                            let base = entry.state.as_ref().map(|state| (state, text));
+                            self.extract(language, &source.text, base, wanted)
+                        }
+                        None => self.extract(language, &source.text, None, wanted),
                     };
                     if let Some(facts) = extracted.facts.take() {
                         self.facts_found.insert((blob, language), facts);
@@ -734,6 +750,23 @@ impl<'r> SymbolDiffer<'r> {
         };
         claim.keep(loaded.clone(), path);
         Ok(loaded)
+    }
+}
+
+impl SymbolDiffer<'_> {
+    /// Extracts `source`, with its facts if `facts`, reparsed from `base`
+    /// if given.
+    fn extract(
+        &mut self,
+        language: Language,
+        source: &str,
+        base: Option<(&ParseState, &str)>,
+        facts: bool,
+    ) -> crate::lang::Extracted {
+        match facts {
+            true => self.extractor.extract_facts(language, source, base),
+            false => self.extractor.extract_incremental(language, source, base),
+        }
     }
 }
 

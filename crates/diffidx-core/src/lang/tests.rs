@@ -357,12 +357,15 @@ fn incremental_reparse_equals_a_full_parse() {
             let first = extractor.extract_incremental(language, &old, None);
             let state = first.state.expect("a parse state");
             let incremental = extractor.extract_incremental(language, &new, Some((&state, &old)));
-            assert_eq!(
-                incremental.symbols,
-                extract(language, &new),
-                "{}",
-                file.display()
-            );
+            let full = extract(language, &new);
+            assert_eq!(incremental.symbols, full, "{}", file.display());
+            // The same from the state handed over (its tree edited in place),
+            // and the state borrowed above is as it was: a second borrowed
+            // reparse from it gives the same again.
+            let again = extractor.extract_incremental(language, &new, Some((&state, &old)));
+            assert_eq!(again.symbols, full, "{}", file.display());
+            let owned = extractor.reparse_from(language, &new, Some((state, &old)), false);
+            assert_eq!(owned.symbols, full, "{}", file.display());
             pairs += 1;
         }
     }

@@ -17,7 +17,7 @@ use super::KindTable;
 
 /// What a walk of one parsed text found (before the hidden tokens of
 /// blanked lines are merged in), kept with its tree for the next version.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct LeafTokens {
     tokens: Vec<(u32, u32)>,
     comments: Vec<(u32, u32)>,
