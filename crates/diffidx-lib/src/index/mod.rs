@@ -803,17 +803,41 @@ fn flush(
     }
     let message = format!("diffidx: index {} commits", batch.commits);
     crate::fault::point("notes-staged");
-    let started = Instant::now();
-    let committed = notes.commit(&message)?;
-    crate::fault::point("notes-committed");
-    if committed.is_some() {
+    let rows = batch.rows.finish();
+    // The notes are committed while the store writes the batch's rows on
+    // another thread (App-vNext/Polly: 0.2 s beside 0.9); the store's
+    // transaction commits only after the notes did, with their tip, so a
+    // commit the store holds always has its note.
+    let (tip_sender, tip) = std::sync::mpsc::channel();
+    let (committed, loaded) = std::thread::scope(|scope| {
+        let loader = scope.spawn(move || {
+            let loading = Instant::now();
+            let loaded = store.load_rows_then(&rows, || tip.recv().ok().flatten());
+            (loaded, loading.elapsed())
+        });
+        let started = Instant::now();
+        let committed = notes.commit(&message);
+        if committed.is_ok() {
+            crate::fault::point("notes-committed");
+        }
+        let tip = committed
+            .is_ok()
+            .then(|| notes.tip().map(|t| t.to_string()));
+        report.times.notes += started.elapsed();
+        // A loader that failed already hung up: its error is reported below.
+        let _ = tip_sender.send(tip);
+        let loaded = match loader.join() {
+            Ok(loaded) => loaded,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        (committed, loaded)
+    });
+    if committed?.is_some() {
         report.notes_commits += 1;
     }
-    let tip = notes.tip().map(|t| t.to_string());
-    let loading = Instant::now();
-    report.times.notes += loading - started;
-    store.load_rows(&batch.rows.finish(), tip.as_deref())?;
-    report.times.store += loading.elapsed();
+    let (loaded, took) = loaded;
+    report.times.store += took;
+    loaded?;
     report.loaded += batch.commits;
     report.store_loads += 1;
     batch.commits = 0;

@@ -25,20 +25,30 @@ impl Store {
     /// Loads commit records (oldest first) in one transaction and records
     /// `notes_tip` as loaded. Loading a commit twice changes nothing.
     pub fn load(&self, records: &[CommitRecord], notes_tip: Option<&str>) -> Result<()> {
-        self.in_transaction(|conn| load_in_transaction(conn, records, notes_tip))
+        self.in_transaction(|conn| load_in_transaction(conn, records, notes_tip).map(|()| true))
+            .map(drop)
     }
 
     /// Loads rows made from records of commits that are not in the store
     /// ([`Store::stored_commits`]; the caller holds the writer lock, so
-    /// that cannot change) in one transaction, and records `notes_tip` as
-    /// loaded.
-    pub fn load_rows(&self, rows: &GraphRows, notes_tip: Option<&str>) -> Result<()> {
+    /// that cannot change) in one transaction, and records the notes tip
+    /// as loaded. The tip is asked for only once the rows are written, so
+    /// that the caller can commit the notes meanwhile; `None` for it (the
+    /// notes failed) rolls the load back, and this returns false.
+    pub fn load_rows_then(
+        &self,
+        rows: &GraphRows,
+        notes_tip: impl FnOnce() -> Option<Option<String>>,
+    ) -> Result<bool> {
         self.in_transaction(|conn| {
             write(conn, rows)?;
-            if let Some(tip) = notes_tip {
-                set_meta(conn, "notes_tip", tip)?;
+            let Some(tip) = notes_tip() else {
+                return Ok(false);
+            };
+            if let Some(tip) = tip {
+                set_meta(conn, "notes_tip", &tip)?;
             }
-            Ok(())
+            Ok(true)
         })
     }
 
@@ -56,15 +66,21 @@ impl Store {
         Ok(stored)
     }
 
-    fn in_transaction(&self, load: impl FnOnce(&Connection<'_>) -> Result<()>) -> Result<()> {
+    /// Runs `load` in one transaction, committed when it returns true and
+    /// rolled back when it returns false or fails.
+    fn in_transaction(&self, load: impl FnOnce(&Connection<'_>) -> Result<bool>) -> Result<bool> {
         let conn = self.conn()?;
         run(&conn, "begin", "BEGIN TRANSACTION")?;
         match load(&conn) {
-            Ok(()) => {
+            Ok(true) => {
                 crate::fault::point("store-uncommitted");
                 run(&conn, "commit", "COMMIT")?;
                 crate::fault::point("store-committed");
-                Ok(())
+                Ok(true)
+            }
+            Ok(false) => {
+                run(&conn, "rollback", "ROLLBACK")?;
+                Ok(false)
             }
             Err(e) => {
                 let _ = run(&conn, "rollback", "ROLLBACK");
