@@ -79,8 +79,9 @@ impl Diffed {
 ///
 /// On two threads, one plans (diffs the trees of the next commits) and the
 /// other labels each commit in order once its files are loaded; both load
-/// files, taking the next one not yet taken, so neither waits while the
-/// other has work. They share one cache.
+/// files, each the next whose path falls to it and else the next the other
+/// left (see `Plan::take`), so neither waits while there is work. They share
+/// one cache.
 pub fn diff_commits(
     shared: &SharedRepo,
     options: &DiffOptions,
