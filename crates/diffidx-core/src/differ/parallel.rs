@@ -190,10 +190,9 @@ struct PlannedCommit {
 /// One tree pair's changed files, and where each stands.
 struct PlannedPair {
     files: Vec<FileChange>,
-    /// Per file: whether it falls to the planning thread first.
-    to_planner: Vec<bool>,
-    /// Per file: whether a thread took it.
-    taken: Vec<bool>,
+    /// The files no thread took yet, in order: those that fall to the
+    /// labelling thread first, and those that fall to the planning thread.
+    untaken: [VecDeque<usize>; 2],
     loaded: Vec<Option<Result<LoadedChange>>>,
 }
 
@@ -253,35 +252,34 @@ impl Plan {
     /// Takes the first file no thread took that falls to the `planner`
     /// (or else to the labeller; see [`falls_to_planner`]), in commit order,
     /// else the first the other thread left: each file's versions mostly
-    /// meet the same thread (whose caches hold its tree), and neither
-    /// thread waits while the other has work.
+    /// meet the thread that parsed the last one, and neither thread waits
+    /// while the other has work. Costs a look at each planned tree pair,
+    /// not at each file (a commit may change tens of thousands).
     fn take(&mut self, planner: bool) -> Option<Taken> {
         if self.untaken == 0 {
             return None;
         }
-        let mut theirs = None;
-        let mut ours = None;
+        let (ours, theirs) = (usize::from(planner), usize::from(!planner));
+        let mut left = None;
+        let mut found = None;
         'scan: for (index, planned) in self.commits.iter().enumerate() {
             let Ok(pairs) = &planned.pairs else { break };
             for (at, pair) in pairs.iter().enumerate() {
-                for (file, taken) in pair.taken.iter().enumerate() {
-                    if *taken {
-                        continue;
-                    }
-                    if pair.to_planner[file] == planner {
-                        ours = Some((index, at, file));
-                        break 'scan;
-                    }
-                    theirs.get_or_insert((index, at, file));
+                if !pair.untaken[ours].is_empty() {
+                    found = Some((index, at, ours));
+                    break 'scan;
+                }
+                if !pair.untaken[theirs].is_empty() {
+                    left.get_or_insert((index, at, theirs));
                 }
             }
         }
-        let (index, at, file) = ours.or(theirs)?;
+        let (index, at, side) = found.or(left)?;
         let pair = match &mut self.commits[index].pairs {
             Ok(pairs) => &mut pairs[at],
             Err(_) => return None,
         };
-        pair.taken[file] = true;
+        let file = pair.untaken[side].pop_front()?;
         self.untaken -= 1;
         Some(Taken {
             at: (self.first + index, at, file),
@@ -383,8 +381,11 @@ fn plan_pairs(differ: &mut SymbolDiffer<'_>, pairs: Vec<TreePair>) -> Result<Vec
         .map(|pair| {
             let files = differ.changed_files(pair.0, pair.1)?;
             Ok(PlannedPair {
-                to_planner: files.iter().map(falls_to_planner).collect(),
-                taken: vec![false; files.len()],
+                untaken: {
+                    let (to_planner, to_labeller): (VecDeque<usize>, VecDeque<usize>) =
+                        (0..files.len()).partition(|&file| falls_to_planner(&files[file]));
+                    [to_labeller, to_planner]
+                },
                 loaded: files.iter().map(|_| None).collect(),
                 files,
             })
