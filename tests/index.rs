@@ -11,6 +11,17 @@ fn note_of(repo: &TestRepo, sha: &str) -> String {
     repo.git(&["notes", "--ref", "diffidx", "show", sha])
 }
 
+/// A repository of `times` commits, each changing the body of `f` in
+/// `src/lib.rs`.
+fn one_function_edited(times: u32) -> TestRepo {
+    let mut repo = TestRepo::new();
+    for i in 0..times {
+        repo.write("src/lib.rs", format!("pub fn f() -> u32 {{ {i} }}\n"));
+        repo.commit(&format!("c{i}"));
+    }
+    repo
+}
+
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
@@ -915,11 +926,7 @@ fn the_backfill_window_counts_from_the_newest_commit_and_can_be_widened() {
 
 #[test]
 fn progress_shows_rate_and_eta_on_a_terminal_and_nothing_off_one() {
-    let mut repo = TestRepo::new();
-    for i in 0..40 {
-        repo.write("src/lib.rs", format!("pub fn f() -> u32 {{ {i} }}\n"));
-        repo.commit(&format!("c{i}"));
-    }
+    let repo = one_function_edited(40);
     let plain = repo.diffidx(&["index"]);
     let err = common::succeeded(&plain);
     assert!(!err.contains('\r') && !err.contains("ETA"), "{err}");
@@ -985,11 +992,7 @@ fn log_filters_by_date_and_author() {
 
 #[test]
 fn log_during_a_rebuild_says_so_and_after_a_killed_one_says_what_to_run() {
-    let mut repo = TestRepo::new();
-    for i in 0..5 {
-        repo.write("src/lib.rs", format!("pub fn f() -> u32 {{ {i} }}\n"));
-        repo.commit(&format!("c{i}"));
-    }
+    let repo = one_function_edited(5);
     repo.ok(&["index", "-q"]);
     let expected = repo.ok(&["log", "f", "--json"]);
     // A rebuild stopped after loading its batch, before it finished.
@@ -1028,11 +1031,7 @@ fn log_during_a_rebuild_says_so_and_after_a_killed_one_says_what_to_run() {
 /// no repack), with the same blobs as runs that write them loose.
 #[test]
 fn a_large_index_run_leaves_its_notes_packed() {
-    let mut repo = TestRepo::new();
-    for i in 0..210 {
-        repo.write("src/lib.rs", format!("pub fn f() -> u32 {{ {i} }}\n"));
-        repo.commit(&format!("c{i}"));
-    }
+    let mut repo = one_function_edited(210);
     let loose = |repo: &TestRepo| {
         repo.git(&["count-objects", "-v"])
             .lines()
@@ -1113,11 +1112,7 @@ fn a_large_index_run_leaves_its_notes_packed() {
 /// history shows both.)
 #[test]
 fn a_store_made_by_one_load_is_not_compacted_one_of_several_loads_is() {
-    let mut repo = TestRepo::new();
-    for i in 0..30 {
-        repo.write("src/lib.rs", format!("pub fn f{i}() -> u32 {{ {i} }}\n"));
-        repo.commit(&format!("c{i}"));
-    }
+    let repo = one_function_edited(30);
     let floor = ("DIFFIDX_COMPACT_FLOOR", "0");
     let baseline = |repo: &TestRepo| {
         std::fs::read_to_string(repo.path().join(".git/diffidx/graph.kuzu.compacted")).ok()
@@ -1130,7 +1125,7 @@ fn a_store_made_by_one_load_is_not_compacted_one_of_several_loads_is() {
         .unwrap()
         .len();
     assert_eq!(baseline(&one_load), Some(format!("{size}\n")));
-    assert_eq!(history(&one_load, "f29").len(), 1);
+    assert_eq!(history(&one_load, "f").len(), 30);
 
     let loads = TestRepo::clone_of(repo.path(), 0);
     let err = common::succeeded(&loads.diffidx_env(
@@ -1138,7 +1133,7 @@ fn a_store_made_by_one_load_is_not_compacted_one_of_several_loads_is() {
         &[floor, ("DIFFIDX_BATCH_COMMITS", "10")],
     ));
     assert!(err.contains("compacted the store from"), "{err}");
-    assert_eq!(history(&loads, "f29").len(), 1);
+    assert_eq!(history(&loads, "f").len(), 30);
     loads.ok(&["fsck"]);
     // Growth is measured from there: the next small run compacts nothing.
     let mut loads = loads;

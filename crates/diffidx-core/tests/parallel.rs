@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use common::git;
-use diffidx_core::differ::parallel::diff_commits;
+use diffidx_core::differ::parallel::{diff_commits, Diffed};
 use diffidx_core::git::{CommitInfo, Repo};
 use diffidx_core::{CommitRecord, DiffOptions, Language, SymbolDiffer};
 
@@ -114,6 +114,22 @@ fn commits(repo: &Repo, dir: &Path) -> Vec<CommitInfo> {
         .collect()
 }
 
+/// `commits` diffed on two threads with the default options.
+fn on_two_threads(
+    repo: &Repo,
+    commits: &[CommitInfo],
+    sink: &mut dyn FnMut(CommitRecord) -> bool,
+) -> diffidx_core::Result<Diffed> {
+    diff_commits(
+        &repo.share(),
+        &DiffOptions::default(),
+        commits,
+        2,
+        None,
+        sink,
+    )
+}
+
 /// What a record says, in a form that compares.
 fn summary(record: &CommitRecord) -> (String, Vec<(String, usize)>) {
     (
@@ -147,17 +163,10 @@ fn two_threads_make_the_records_one_differ_makes() {
     assert!(moves >= 5, "only {moves} commits with moves");
 
     let mut got = Vec::new();
-    let stats = diff_commits(
-        &repo.share(),
-        &DiffOptions::default(),
-        &commits,
-        2,
-        None,
-        &mut |r| {
-            got.push(summary(&r));
-            true
-        },
-    )
+    let stats = on_two_threads(&repo, &commits, &mut |r| {
+        got.push(summary(&r));
+        true
+    })
     .unwrap()
     .stats;
     assert_eq!(got.len(), expected.len());
@@ -181,17 +190,10 @@ fn a_failed_commit_ends_the_run_after_the_records_before_it() {
     commits[broken].tree =
         gix::ObjectId::from_hex(b"0123456789012345678901234567890123456789").unwrap();
     let mut seen = Vec::new();
-    let result = diff_commits(
-        &repo.share(),
-        &DiffOptions::default(),
-        &commits,
-        2,
-        None,
-        &mut |r| {
-            seen.push(r.info.id);
-            true
-        },
-    );
+    let result = on_two_threads(&repo, &commits, &mut |r| {
+        seen.push(r.info.id);
+        true
+    });
     assert!(result.is_err(), "the broken commit's tree was read");
     let before: Vec<_> = commits[..broken].iter().map(|c| c.id).collect();
     assert_eq!(seen, before);
@@ -204,17 +206,10 @@ fn a_sink_that_stops_ends_the_run() {
     let repo = Repo::discover(dir.path()).unwrap();
     let commits = commits(&repo, dir.path());
     let mut seen = 0;
-    diff_commits(
-        &repo.share(),
-        &DiffOptions::default(),
-        &commits,
-        2,
-        None,
-        &mut |_| {
-            seen += 1;
-            seen < 10
-        },
-    )
+    on_two_threads(&repo, &commits, &mut |_| {
+        seen += 1;
+        seen < 10
+    })
     .unwrap();
     assert_eq!(seen, 10);
 }

@@ -87,6 +87,12 @@ impl SharedCache {
         self.loaded.notify_all();
         drop(dropped);
     }
+
+    /// The tree of `key`, the version at `path` a next version is parsed
+    /// from (see [`BlobCache::take_tree`]).
+    pub(crate) fn take_tree(&self, key: Key, path: &str) -> Option<TakenTree> {
+        self.lock().take_tree(&key, path)
+    }
 }
 
 /// A cached tree to reparse a file's next version from.
@@ -96,32 +102,6 @@ pub(crate) enum TakenTree {
     /// Still held elsewhere (the other thread reparses from it too): the
     /// entry, whose tree is to be copied.
     Shared(Arc<ParsedBlob>),
-}
-
-impl SharedCache {
-    /// The tree of `key`, the version at `path` a next version is parsed
-    /// from: taken out of its entry when the cache is its only holder, so
-    /// it can be edited in place, else the entry. `None` when it has none.
-    pub(crate) fn take_tree(&self, key: Key, path: &str) -> Option<TakenTree> {
-        let mut blobs = self.lock();
-        let (Ok(entry), _) = blobs.entries.get_mut(&key)? else {
-            return None;
-        };
-        entry.state.as_ref()?;
-        let weight = entry
-            .state
-            .as_ref()
-            .map_or(0, |s| s.weight(entry.text.len()));
-        let Some(only) = Arc::get_mut(entry) else {
-            return Some(TakenTree::Shared(Arc::clone(entry)));
-        };
-        let state = only.state.take()?;
-        blobs.tree_bytes = blobs.tree_bytes.saturating_sub(weight);
-        if blobs.trees.get(path) == Some(&key) {
-            blobs.trees.remove(path);
-        }
-        Some(TakenTree::Owned(state))
-    }
 }
 
 impl LoadClaim<'_> {
@@ -195,8 +175,7 @@ impl BlobCache {
         if self.entries.contains_key(&key) {
             return; // entries are inserted after a miss; twice would count twice
         }
-        let tree = tree_weight(&value);
-        if tree > 0 {
+        if let Some(tree) = value.as_ref().ok().and_then(|blob| tree_weight(blob)) {
             if let Some(older) = self.trees.insert(path.to_owned(), key) {
                 self.drop_tree(&older);
             }
@@ -248,12 +227,10 @@ impl BlobCache {
         let Some((Ok(blob), _)) = self.entries.get_mut(key) else {
             return;
         };
-        if blob.state.is_none() {
+        let Some(weight) = tree_weight(blob) else {
             return;
-        }
-        self.tree_bytes = self
-            .tree_bytes
-            .saturating_sub(tree_weight(&Ok(Arc::clone(blob))));
+        };
+        self.tree_bytes = self.tree_bytes.saturating_sub(weight);
         // Held by the cache alone (the usual case), the tree goes in place;
         // else (the base of the parse that replaces it) the entry becomes a
         // copy without it, and the tree goes with the last holder.
@@ -261,6 +238,26 @@ impl BlobCache {
             Some(only) => self.dropped.extend(only.state.take()),
             None => *blob = ParsedBlob::without_tree(blob),
         }
+    }
+
+    /// The tree of `key`, the version at `path` a next version is parsed
+    /// from: taken out of its entry when the cache is its only holder, so
+    /// that it can be edited in place (the cache would drop it for the next
+    /// version's anyway), else the entry. `None` when it has none.
+    fn take_tree(&mut self, key: &Key, path: &str) -> Option<TakenTree> {
+        let Some((Ok(blob), _)) = self.entries.get_mut(key) else {
+            return None;
+        };
+        let weight = tree_weight(blob)?;
+        let Some(only) = Arc::get_mut(blob) else {
+            return Some(TakenTree::Shared(Arc::clone(blob)));
+        };
+        let state = only.state.take()?;
+        self.tree_bytes = self.tree_bytes.saturating_sub(weight);
+        if self.trees.get(path) == Some(key) {
+            self.trees.remove(path);
+        }
+        Some(TakenTree::Owned(state))
     }
 }
 
@@ -281,10 +278,7 @@ fn weight(value: &Loaded) -> usize {
     }
 }
 
-/// The room an entry's syntax tree takes.
-fn tree_weight(value: &Loaded) -> usize {
-    match value {
-        Ok(blob) => blob.state.as_ref().map_or(0, |s| s.weight(blob.text.len())),
-        Err(_) => 0,
-    }
+/// The room a blob's syntax tree takes, if it has one.
+fn tree_weight(blob: &ParsedBlob) -> Option<usize> {
+    blob.state.as_ref().map(|s| s.weight(blob.text.len()))
 }

@@ -19,7 +19,7 @@ use crate::delta::{self, FileVersion, Labeled, Status, SymbolDelta};
 use crate::error::{Error, Result};
 use crate::git::hunks::{diff_lines, LineChange};
 use crate::git::{patch, CommitInfo, FileChange, Repo};
-use crate::lang::{Extractor, Language, Limits, ParseState};
+use crate::lang::{Base, Extractor, Language, Limits, ParseState};
 use crate::note::{tool_name, Diagnostic, NoteDocument, Problem, NOTE_VERSION};
 use crate::source::{normalize, Unreadable};
 use crate::symbol::FileSymbols;
@@ -706,15 +706,13 @@ impl<'r> SymbolDiffer<'r> {
                 Ok(source) => {
                     self.stats.blobs.parsed += 1;
                     self.stats.blobs.bytes += source.text.len() as u64;
-                    let tree = base.and_then(|(side, loaded)| {
-                        // A tree of another grammar is no base (a renamed extension).
-                        let same = Language::from_path(&side.path) == Some(language);
-                        let tree = match same {
-                            true => self.cache.take_tree((side.blob, language), &side.path)?,
-                            false => return None,
-                        };
-                        Some((tree, loaded.blob.text.as_str()))
-                    });
+                    // A tree of another grammar is no base (a renamed extension).
+                    let tree = base
+                        .filter(|(side, _)| Language::from_path(&side.path) == Some(language))
+                        .and_then(|(side, loaded)| {
+                            let tree = self.cache.take_tree((side.blob, language), &side.path)?;
+                            Some((tree, loaded.blob.text.as_str()))
+                        });
                     self.stats.blobs.incremental += u64::from(tree.is_some());
                     // A file of the graph's commit: one walk gives its
                     // symbols and its facts.
@@ -722,16 +720,24 @@ impl<'r> SymbolDiffer<'r> {
                         .facts_wanted
                         .as_ref()
                         .is_some_and(|wanted| wanted.contains(&blob));
-                    let mut extracted = match tree {
-                        Some((cache::TakenTree::Owned(state), text)) => self
-                            .extractor
-                            .reparse_from(language, &source.text, Some((state, text)), wanted),
-                        Some((cache::TakenTree::Shared(entry), text)) => {
-                            let base = entry.state.as_ref().map(|state| (state, text));
-                            self.extract(language, &source.text, base, wanted)
+                    // An entry another thread holds too, while its tree is copied.
+                    let shared;
+                    let base = match tree {
+                        Some((cache::TakenTree::Owned(state), text)) => {
+                            Some((Base::Owned(state), text))
                         }
-                        None => self.extract(language, &source.text, None, wanted),
+                        Some((cache::TakenTree::Shared(entry), text)) => {
+                            shared = entry;
+                            shared
+                                .state
+                                .as_ref()
+                                .map(|state| (Base::Shared(state), text))
+                        }
+                        None => None,
                     };
+                    let mut extracted =
+                        self.extractor
+                            .extract_from(language, &source.text, base, wanted);
                     if let Some(facts) = extracted.facts.take() {
                         self.facts_found.insert((blob, language), facts);
                     }
@@ -750,23 +756,6 @@ impl<'r> SymbolDiffer<'r> {
         };
         claim.keep(loaded.clone(), path);
         Ok(loaded)
-    }
-}
-
-impl SymbolDiffer<'_> {
-    /// Extracts `source`, with its facts if `facts`, reparsed from `base`
-    /// if given.
-    fn extract(
-        &mut self,
-        language: Language,
-        source: &str,
-        base: Option<(&ParseState, &str)>,
-        facts: bool,
-    ) -> crate::lang::Extracted {
-        match facts {
-            true => self.extractor.extract_facts(language, source, base),
-            false => self.extractor.extract_incremental(language, source, base),
-        }
     }
 }
 

@@ -104,7 +104,7 @@ pub fn diff_commits(
         return Ok(Diffed::of(&mut differ));
     }
     let cache = SharedCache::new(options.cache_bytes);
-    let board = Board::new(commits.len());
+    let board = Board::new();
     std::thread::scope(|scope| {
         let (board, cache) = (&board, &cache);
         let planner_facts = facts_of.clone();
@@ -166,8 +166,6 @@ struct Plan {
     commits: VecDeque<PlannedCommit>,
     /// The position (in the run) of the first of `commits`.
     first: usize,
-    /// Commits planned so far.
-    planned: usize,
     /// Files planned that no thread took yet.
     untaken: usize,
     /// Files loaded, not yet labelled.
@@ -217,15 +215,14 @@ impl<F: FnMut(&mut Plan)> Drop for OnDrop<'_, F> {
 }
 
 impl Board {
-    fn new(commits: usize) -> Board {
+    fn new() -> Board {
         Board {
             plan: Mutex::new(Plan {
                 commits: VecDeque::new(),
                 first: 0,
-                planned: 0,
                 untaken: 0,
                 loaded: 0,
-                planner_done: commits == 0,
+                planner_done: false,
                 stop: false,
             }),
             changed: Condvar::new(),
@@ -300,9 +297,14 @@ impl Plan {
         }
     }
 
+    /// Commits planned so far.
+    fn planned(&self) -> usize {
+        self.first + self.commits.len()
+    }
+
     /// Whether the planning thread may plan another commit now.
     fn may_plan(&self, total: usize) -> bool {
-        self.planned < total
+        self.planned() < total
             && self.commits.len() < AHEAD
             && self.loaded < FILES_AHEAD
             && self.untaken < TAKE_AHEAD
@@ -322,7 +324,7 @@ fn plan_and_load(
             break;
         }
         if plan.may_plan(commits.len()) {
-            let commit = &commits[plan.planned];
+            let commit = &commits[plan.planned()];
             drop(plan);
             let pairs = differ
                 .tree_pairs(commit)
@@ -333,7 +335,6 @@ fn plan_and_load(
                 pairs.iter().map(|p| p.files.len()).sum::<usize>()
             });
             plan.commits.push_back(PlannedCommit { pairs, missing });
-            plan.planned += 1;
             plan.untaken += missing;
             board.changed.notify_all();
             if failed {
@@ -346,7 +347,7 @@ fn plan_and_load(
         if loaded {
             continue;
         }
-        if plan.planned == commits.len() {
+        if plan.planned() == commits.len() {
             break; // the rest is being loaded by the labelling thread
         }
         plan = board.wait(plan);

@@ -364,7 +364,8 @@ fn incremental_reparse_equals_a_full_parse() {
             // reparse from it gives the same again.
             let again = extractor.extract_incremental(language, &new, Some((&state, &old)));
             assert_eq!(again.symbols, full, "{}", file.display());
-            let owned = extractor.reparse_from(language, &new, Some((state, &old)), false);
+            let base = Some((crate::lang::Base::Owned(state), old.as_str()));
+            let owned = extractor.extract_from(language, &new, base, false);
             assert_eq!(owned.symbols, full, "{}", file.display());
             pairs += 1;
         }

@@ -325,10 +325,7 @@ fn index_locked_with(
     // rewrites the relationship lists it adds to.
     let state = StateDir::of(repo);
     if fresh_store && report.store_loads == 1 {
-        let _ = std::fs::write(
-            compacted_size_path(&state),
-            format!("{}\n", store::disk_size(&state.store())),
-        );
+        remember_compact_size(&state, store::disk_size(&state.store()));
     }
     finish_views(search, bloated(&state).then_some(&state), &mut report)?;
     // Every note is loaded now: a rebuild that was killed is finished.
@@ -895,8 +892,14 @@ fn finish_views(
 fn compact(state: &StateDir) -> std::result::Result<(u64, u64), String> {
     crate::client::release(&state.socket());
     let sizes = store::Store::compact(&state.store(), open::WAIT).map_err(|e| e.to_string())?;
-    let _ = std::fs::write(compacted_size_path(state), format!("{}\n", sizes.1));
+    remember_compact_size(state, sizes.1);
     Ok(sizes)
+}
+
+/// Keeps `size` as the store's compact size, the base of [`bloated`] (a
+/// failure only makes the next run compact sooner).
+fn remember_compact_size(state: &StateDir, size: u64) {
+    let _ = std::fs::write(compacted_size_path(state), format!("{size}\n"));
 }
 
 /// A store this many times its size after its last compaction (or after
