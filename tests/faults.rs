@@ -138,6 +138,21 @@ fn a_writer_killed_at_every_stage_of_a_batch_loses_nothing() {
 
 #[test]
 fn commits_a_killed_writer_left_without_their_changes_are_loaded_again() {
+    let noted = repaired_after(diffidx_lib::fault::STORE_HALF_COMMITTED);
+    assert!(noted, "the fault struck before the notes were committed");
+}
+
+#[test]
+fn commits_a_killed_writer_left_without_their_notes_are_computed_again() {
+    let noted = repaired_after(diffidx_lib::fault::STORE_HALF_COMMITTED_BEFORE_NOTES);
+    assert!(!noted, "the notes were committed before the fault");
+}
+
+/// Kills a backfill of 300 commits with the engine `fault` that leaves the
+/// store holding commits without their changes, checks that the next run
+/// repairs it to what a clean run answers; returns whether the killed run
+/// had committed its notes.
+fn repaired_after(fault: &str) -> bool {
     let repo = history(300);
     let clean = copy_repo(repo.path());
     ok(clean.path(), &["index", "-q", "--days", "100000"]);
@@ -148,12 +163,17 @@ fn commits_a_killed_writer_left_without_their_changes_are_loaded_again() {
     let killed = dx(
         dir.path(),
         &["index", "-q", "--days", "100000"],
-        &[("DIFFIDX_FAULT", diffidx_lib::fault::STORE_HALF_COMMITTED)],
+        &[("DIFFIDX_FAULT", fault)],
     );
     assert_eq!(killed.status.signal(), Some(9), "it was not killed");
+    let noted = Command::new("git")
+        .args(["notes", "--ref", "diffidx", "list"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let noted = !noted.stdout.is_empty();
     // The state the engine was seen to leave: every commit, no change.
     let half = status(dir.path());
-    assert_eq!(half["indexed_commits"], 300, "{half}");
     assert_eq!(half["changes"], 0, "{half}");
 
     let out = dx(dir.path(), &["index", "--days", "100000"], &[]);
@@ -163,6 +183,7 @@ fn commits_a_killed_writer_left_without_their_changes_are_loaded_again() {
         "{stderr}"
     );
     let s = status(dir.path());
+    assert_eq!(s["indexed_commits"], 300, "{s}");
     assert_eq!(s["changes"], full["changes"], "{s}");
     assert_eq!(s["symbols"], full["symbols"], "{s}");
     assert_eq!(answers(dir.path()), expected);
@@ -170,6 +191,7 @@ fn commits_a_killed_writer_left_without_their_changes_are_loaded_again() {
     let again = dx(dir.path(), &["index"], &[]);
     assert!(!common::succeeded(&again).contains("in part"));
     common::succeeded(&dx(dir.path(), &["fsck"], &[]));
+    noted
 }
 
 #[test]

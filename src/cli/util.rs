@@ -370,7 +370,7 @@ pub fn index_summary(report: &IndexReport) -> String {
     }
     if report.reloaded > 0 {
         out.push_str(&format!(
-            "warning: the store was left open by a killed run; {} commits it held only in part were loaded again from their notes\n",
+            "warning: the store was left open by a killed run; {} commits it held only in part were loaded again (from their notes, or computed anew where it had not written them)\n",
             report.reloaded
         ));
     }

@@ -27,7 +27,14 @@ pub const PUSH_BATCH_DONE: &str = "push-batch-done";
 /// leave exactly that after a SIGKILL during a large load (commits without
 /// their changes, about one run in twenty); this makes it happen every
 /// time, for the test of the repair.
+///
+/// The notes are committed beside the store's load; this fault waits for
+/// them, so the repair finds every commit's note.
 pub const STORE_HALF_COMMITTED: &str = "store-half-committed";
+
+/// The same engine fault striking before the notes are committed: the notes
+/// commit stalls until the kill, so the store holds commits without notes.
+pub const STORE_HALF_COMMITTED_BEFORE_NOTES: &str = "store-half-committed-before-notes";
 
 fn chosen() -> Option<&'static str> {
     static CHOSEN: OnceLock<Option<String>> = OnceLock::new();
@@ -40,6 +47,14 @@ fn chosen() -> Option<&'static str> {
 /// kill).
 pub fn armed(point: &str) -> bool {
     chosen() == Some(point)
+}
+
+/// Holds this thread for a minute if `DIFFIDX_FAULT` names `point`, so that
+/// a fault on another thread strikes first.
+pub fn stall(point: &str) {
+    if armed(point) {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    }
 }
 
 /// Kills (or stops) this process if `DIFFIDX_FAULT` names `point`.

@@ -700,14 +700,16 @@ fn sync_from_notes(
         .and_then(|r| crate::search::Stamp::of(&r))
         .ok();
     let unclean = store.opened_unclean();
-    if tip.is_none() || (store.loaded_notes_tip()? == tip && !unclean) {
+    if !unclean && (tip.is_none() || store.loaded_notes_tip()? == tip) {
         return Ok(before);
     }
     let mut have = store.commits()?;
     if unclean {
         // The last writer was killed: its last load may hold a commit but
-        // not all of its changes. Such commits are forgotten and loaded
-        // again from their notes below.
+        // not all of its changes, or even a commit whose note it never
+        // committed (the two are written side by side). Such commits are
+        // forgotten, then loaded again from their notes below or, without
+        // one, computed again by the run.
         let partial = partly_loaded(notes, store)?;
         store.forget_commits(&partial)?;
         for sha in &partial {
@@ -762,25 +764,25 @@ fn sync_from_notes(
     Ok(before)
 }
 
-/// The commits in the store whose changes differ in number from their
-/// notes' deltas (one change per delta). Reads every note: only after a
-/// writer was killed.
+/// The commits in the store that lack a note, or whose changes differ in
+/// number from their note's deltas (one change per delta). Reads the note of
+/// every stored commit: only after a writer was killed.
 fn partly_loaded(notes: &mut Notes<'_>, store: &store::Store) -> Result<Vec<String>> {
     let counts = store.change_counts()?;
     let repo = notes.repo();
     let mut partial = Vec::new();
-    for (commit, _) in notes.list()? {
-        let sha = commit.to_string();
-        let Some(&stored) = counts.get(&sha) else {
-            continue;
+    for (sha, stored) in counts {
+        let Some(info) = ObjectId::from_hex(sha.as_bytes())
+            .ok()
+            .and_then(|id| repo.commit(id).ok())
+        else {
+            continue; // not a commit of this clone: nothing to load it from
         };
-        let Ok(info) = repo.commit(commit) else {
-            continue;
-        };
-        if let Some(Ok(note)) = notes.read_validated(&info)? {
-            if note.deltas.len() != stored {
-                partial.push(sha);
-            }
+        match notes.read_validated(&info)? {
+            None => partial.push(sha),
+            Some(Ok(note)) if note.deltas.len() != stored => partial.push(sha),
+            // A note that fails validation is reported when it is loaded.
+            Some(_) => {}
         }
     }
     Ok(partial)
@@ -813,6 +815,7 @@ fn flush(
             (loaded, loading.elapsed())
         });
         let started = Instant::now();
+        crate::fault::stall(crate::fault::STORE_HALF_COMMITTED_BEFORE_NOTES);
         let committed = notes.commit(&message);
         if committed.is_ok() {
             crate::fault::point("notes-committed");

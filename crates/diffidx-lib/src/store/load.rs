@@ -40,9 +40,14 @@ impl Store {
         rows: &GraphRows,
         notes_tip: impl FnOnce() -> Option<Option<String>>,
     ) -> Result<bool> {
+        let mut notes_tip = Some(notes_tip);
+        let mut tip_of_notes = || notes_tip.take().and_then(|tip| tip());
+        // The injected half commit models a kill after the notes are in.
+        let waited =
+            crate::fault::armed(crate::fault::STORE_HALF_COMMITTED).then(&mut tip_of_notes);
         self.in_transaction(|conn| {
             write(conn, rows)?;
-            let Some(tip) = notes_tip() else {
+            let Some(tip) = waited.unwrap_or_else(tip_of_notes) else {
                 return Ok(false);
             };
             if let Some(tip) = tip {
@@ -150,9 +155,15 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
          c.date = r.date, c.author = r.author, c.subject = r.subject, c.seq = r.seq",
         commits,
     )?;
-    if crate::fault::armed(crate::fault::STORE_HALF_COMMITTED) {
+    let half_commit = [
+        crate::fault::STORE_HALF_COMMITTED,
+        crate::fault::STORE_HALF_COMMITTED_BEFORE_NOTES,
+    ]
+    .into_iter()
+    .find(|fault| crate::fault::armed(fault));
+    if let Some(fault) = half_commit {
         run(conn, "commit", "COMMIT")?;
-        crate::fault::point(crate::fault::STORE_HALF_COMMITTED);
+        crate::fault::point(fault);
     }
     upsert(
         conn,
