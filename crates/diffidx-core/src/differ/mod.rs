@@ -9,6 +9,7 @@
 mod cache;
 pub mod parallel;
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -89,6 +90,10 @@ pub struct ParsedBlob {
     pub symbols: Arc<FileSymbols>,
     pub lossy: bool,
     state: Option<ParseState>,
+    /// When this version was reparsed from an earlier one's tree: that
+    /// version's blob and the line changes from its text to this one, which
+    /// the labelling of the pair then need not compute again.
+    lines_from: Option<(ObjectId, Arc<[LineChange]>)>,
 }
 
 type Loaded = std::result::Result<Arc<ParsedBlob>, Unreadable>;
@@ -107,6 +112,8 @@ pub(crate) type TreePair = (Option<ObjectId>, ObjectId);
 /// cache's budget (App-vNext/Polly has three of about 300 files).
 pub(crate) struct Side {
     path: String,
+    /// The blob it was read from (`None` for a text a patch made).
+    id: Option<ObjectId>,
     blob: Arc<ParsedBlob>,
 }
 
@@ -122,7 +129,15 @@ impl ParsedBlob {
             symbols: Arc::clone(&blob.symbols),
             lossy: blob.lossy,
             state: None,
+            lines_from: blob.lines_from.clone(),
         })
+    }
+
+    /// The line changes from the version `old` to this one, if this one
+    /// was reparsed from it.
+    fn line_changes_from(&self, old: Option<ObjectId>) -> Option<&[LineChange]> {
+        let (base, changes) = self.lines_from.as_ref()?;
+        (Some(*base) == old).then_some(&**changes)
     }
 }
 
@@ -480,11 +495,13 @@ impl<'r> SymbolDiffer<'r> {
                 let symbols = extracted.symbols;
                 Ok(Side {
                     path: path.to_owned(),
+                    id: None,
                     blob: Arc::new(ParsedBlob {
                         text: Arc::new(source.text),
                         symbols: Arc::new(symbols),
                         lossy: source.lossy,
                         state: None,
+                        lines_from: None,
                     }),
                 })
             };
@@ -645,6 +662,7 @@ impl<'r> SymbolDiffer<'r> {
             // Only the cache holds the tree, so the next parse may take it.
             Ok(parsed) => Ok(Some(Side {
                 path: side.path.clone(),
+                id: Some(side.blob),
                 blob: ParsedBlob::without_tree(&parsed),
             })),
             Err(why) => Err(unreadable(&side.path, &why)),
@@ -706,6 +724,7 @@ impl<'r> SymbolDiffer<'r> {
                 Ok(source) => {
                     self.stats.blobs.parsed += 1;
                     self.stats.blobs.bytes += source.text.len() as u64;
+                    let base_blob = base.map(|(side, _)| side.blob);
                     // A tree of another grammar is no base (a renamed extension).
                     let tree = base
                         .filter(|(side, _)| Language::from_path(&side.path) == Some(language))
@@ -748,6 +767,9 @@ impl<'r> SymbolDiffer<'r> {
                             symbols: Arc::new(extracted.symbols),
                             lossy: source.lossy,
                             state: extracted.state,
+                            lines_from: base_blob
+                                .zip(extracted.line_changes)
+                                .map(|(base, changes)| (base, changes.into())),
                         })),
                     }
                 }
@@ -853,11 +875,14 @@ fn label_all(
     pairs: Vec<(Option<Side>, Option<Side>)>,
     mut diagnostics: Vec<Diagnostic>,
 ) -> TreeDiff {
-    let mut hunks: Vec<Vec<LineChange>> = Vec::with_capacity(pairs.len());
+    let mut hunks: Vec<Cow<'_, [LineChange]>> = Vec::with_capacity(pairs.len());
     for (old, new) in &pairs {
         hunks.push(match (old, new) {
-            (Some(o), Some(n)) if o.path == n.path => diff_lines(&o.blob.text, &n.blob.text),
-            _ => Vec::new(),
+            (Some(o), Some(n)) if o.path == n.path => match n.blob.line_changes_from(o.id) {
+                Some(reparsed) => Cow::Borrowed(reparsed),
+                None => Cow::Owned(diff_lines(&o.blob.text, &n.blob.text)),
+            },
+            _ => Cow::Borrowed(&[]),
         });
         if let Some(n) = new {
             let symbols = &n.blob.symbols;

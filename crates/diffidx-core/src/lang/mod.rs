@@ -543,8 +543,18 @@ impl Extractor {
         let parse_text = pre.parse_text.as_ref();
         // The edits from the earlier version's text to this one, its tree
         // with them applied (what the parser reuses) and its tokens.
+        let mut line_changes = None;
         let reparse = base.map(|(base, old_source)| {
-            let edits = edits_between(base.state().parse_text(old_source), parse_text);
+            let old_parse_text = base.state().parse_text(old_source);
+            let lines = crate::git::hunks::diff_lines(old_parse_text, parse_text);
+            let edits = edits_between(old_parse_text, parse_text, &lines);
+            // Texts parsed as they are: these are the file's line changes,
+            // which the labelling would otherwise compute again.
+            let as_they_are = base.state().blanked.is_none()
+                && matches!(pre.parse_text, std::borrow::Cow::Borrowed(_));
+            if as_they_are {
+                line_changes = Some(lines);
+            }
             let (mut edited, walked) = match base {
                 Base::Shared(state) => (
                     state.tree.clone(),
@@ -610,6 +620,7 @@ impl Extractor {
             texts,
             facts,
             state: Some(state),
+            line_changes,
             over_limit: None,
         }
     }
@@ -643,6 +654,9 @@ pub struct Extracted {
     pub facts: Option<crate::codegraph::FileFacts>,
     /// The tree and parsed text, to reparse the next version incrementally.
     pub state: Option<ParseState>,
+    /// After an incremental reparse of a text parsed as it is (not
+    /// preprocessed), the line changes from the base's text to this one.
+    pub line_changes: Option<Vec<crate::git::hunks::LineChange>>,
     /// Set when the file exceeded a per-file budget: nothing else is.
     pub over_limit: Option<OverLimit>,
 }
@@ -654,6 +668,7 @@ impl Extracted {
             texts: Vec::new(),
             facts: None,
             state: None,
+            line_changes: None,
             over_limit: Some(why),
         }
     }
@@ -702,13 +717,18 @@ impl ParseState {
     }
 }
 
-/// The edits that turn `old` into `new`, one per changed run of lines, last
-/// first (so each edit's offsets are still those of `old`).
+/// The edits that turn `old` into `new`, one per changed run of lines
+/// (`lines`, their line changes), last first (so each edit's offsets are
+/// still those of `old`).
 ///
 /// One edit spanning from the first change to the last would make the parser
 /// rebuild everything between them: a commit that touches a file's `using`
 /// lines and its last method reparses the whole file.
-fn edits_between(old: &str, new: &str) -> Vec<tree_sitter::InputEdit> {
+fn edits_between(
+    old: &str,
+    new: &str,
+    lines: &[crate::git::hunks::LineChange],
+) -> Vec<tree_sitter::InputEdit> {
     let line_starts = |text: &str| -> Vec<usize> {
         std::iter::once(0)
             .chain(text.match_indices('\n').map(|(at, _)| at + 1))
@@ -728,8 +748,8 @@ fn edits_between(old: &str, new: &str) -> Vec<tree_sitter::InputEdit> {
             column: at - starts[row],
         }
     };
-    let mut edits: Vec<tree_sitter::InputEdit> = crate::git::hunks::diff_lines(old, new)
-        .into_iter()
+    let mut edits: Vec<tree_sitter::InputEdit> = lines
+        .iter()
         .map(|hunk| {
             let start = offset(&old_starts, old.len(), hunk.old.start - 1);
             let old_end = offset(&old_starts, old.len(), hunk.old.end - 1);

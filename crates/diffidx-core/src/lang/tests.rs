@@ -1,6 +1,7 @@
 //! Extraction against DESIGN.md §2, one rule per test.
 
 use super::{Extractor, Language};
+use crate::git::hunks::diff_lines;
 
 fn cs() -> Language {
     Language::from_name("csharp").unwrap()
@@ -396,7 +397,7 @@ fn incremental_reparse_after_edits_in_several_places_equals_a_full_parse() {
         String::new(),
     ];
     for new in &versions {
-        let edits = super::edits_between(&old, new);
+        let edits = super::edits_between(&old, new, &diff_lines(&old, new));
         assert!(
             edits.windows(2).all(|w| w[0].start_byte > w[1].start_byte),
             "last first"
@@ -406,13 +407,15 @@ fn incremental_reparse_after_edits_in_several_places_equals_a_full_parse() {
         let state = first.state.expect("a parse state");
         let incremental = extractor.extract_incremental(cs(), new, Some((&state, &old)));
         assert_eq!(incremental.symbols, extract(cs(), new), "{new}");
+        // No directive to blank: the reparse's line changes are the file's.
+        assert_eq!(incremental.line_changes, Some(diff_lines(&old, new)));
     }
     assert_eq!(
-        super::edits_between(&old, &versions[0]).len(),
+        super::edits_between(&old, &versions[0], &diff_lines(&old, &versions[0])).len(),
         3,
         "one edit per changed run of lines"
     );
-    assert!(super::edits_between(&old, &old).is_empty());
+    assert!(super::edits_between(&old, &old, &diff_lines(&old, &old)).is_empty());
 }
 
 /// A chain of random line edits to every fixture source, each version
