@@ -1,5 +1,8 @@
 //! Running `git-diffidx` as a user does, for benches: whole processes, with
-//! their peak memory sampled from `/proc`.
+//! their peak memory sampled from `/proc`. As a user does: without the
+//! `LD_LIBRARY_PATH` cargo gives its benches (every build script's output
+//! directory), which the dynamic loader searches for the C++ runtime at
+//! each start, about 1 ms a process.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -33,6 +36,7 @@ pub fn run_sampling(dir: &Path, args: &[&str]) -> Sampled {
         .env_remove("NEO4J_URI")
         .env_remove("NEO4J_URL")
         .env_remove("NEO4J_PASSWORD")
+        .env_remove("LD_LIBRARY_PATH")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -73,6 +77,7 @@ pub fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> St
         .env_remove("NEO4J_URI")
         .env_remove("NEO4J_URL")
         .env_remove("NEO4J_PASSWORD")
+        .env_remove("LD_LIBRARY_PATH")
         .env_remove("DIFFIDX_SERVICE_MAP")
         .output()
         .unwrap();
