@@ -26,17 +26,29 @@ pub struct Sampled {
     pub stderr: String,
 }
 
-/// Runs `git-diffidx ARGS` in `dir` to the end (without Neo4j settings, so
-/// nothing is pushed), sampling its peak RSS every 20 ms.
+/// `program args` to run in `dir` as a user's shell would start it: without
+/// cargo's library path, and without the caller's Neo4j settings (nothing
+/// is pushed) or service map.
+fn as_user(program: &str, dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(program);
+    command.args(args).current_dir(dir);
+    for name in [
+        "NEO4J_URI",
+        "NEO4J_URL",
+        "NEO4J_PASSWORD",
+        "LD_LIBRARY_PATH",
+        "DIFFIDX_SERVICE_MAP",
+    ] {
+        command.env_remove(name);
+    }
+    command
+}
+
+/// Runs `git-diffidx ARGS` in `dir` to the end ([`as_user`]), sampling its
+/// peak RSS every 20 ms.
 pub fn run_sampling(dir: &Path, args: &[&str]) -> Sampled {
     let start = Instant::now();
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NEO4J_URI")
-        .env_remove("NEO4J_URL")
-        .env_remove("NEO4J_PASSWORD")
-        .env_remove("LD_LIBRARY_PATH")
+    let mut child = as_user(bin(), dir, args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -66,19 +78,11 @@ pub fn run_sampling(dir: &Path, args: &[&str]) -> Sampled {
     }
 }
 
-/// Runs `program args` in `dir` with `env` set and no Neo4j settings or
-/// service map from the caller's environment; its stdout. Fails the bench
-/// with stderr when it fails.
+/// Runs `program args` in `dir` ([`as_user`]) with `env` set; its stdout.
+/// Fails the bench with stderr when it fails.
 pub fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
+    let out = as_user(program, dir, args)
         .envs(env.iter().copied())
-        .env_remove("NEO4J_URI")
-        .env_remove("NEO4J_URL")
-        .env_remove("NEO4J_PASSWORD")
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("DIFFIDX_SERVICE_MAP")
         .output()
         .unwrap();
     assert!(
