@@ -13,6 +13,11 @@
 //! instead of each keeping its own free pages), and freed pages go back to
 //! the system after half a second instead of ten. `MALLOC_CONF` in the
 //! environment still overrides them, as jemalloc documents.
+//!
+//! Half a second is long at the end of a phase that frees most of what it
+//! held (a backfill's parse cache, before the store's load), so the library
+//! asks for freed pages back there ([`register_release`],
+//! `diffidx_lib::memory`).
 
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -29,3 +34,25 @@ unsafe impl Sync for MallocConf {}
 #[export_name = "malloc_conf"]
 static MALLOC_CONF: MallocConf =
     MallocConf(c"narenas:2,dirty_decay_ms:500,muzzy_decay_ms:0".as_ptr());
+
+/// Lets the library return freed pages at the end of a phase: jemalloc
+/// purges the unused dirty pages of every arena.
+pub fn register_release() {
+    diffidx_lib::memory::set_release(purge_all_arenas);
+}
+
+fn purge_all_arenas() {
+    // `MALLCTL_ARENAS_ALL`: the pseudo-index that names every arena.
+    const NAME: &std::ffi::CStr = c"arena.4096.purge";
+    // SAFETY: a void control (no value read or written); a failure (an
+    // unknown name) returns an error code and changes nothing.
+    unsafe {
+        tikv_jemalloc_sys::mallctl(
+            NAME.as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        );
+    }
+}

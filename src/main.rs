@@ -8,5 +8,7 @@ mod cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    allocator::register_release();
     cli::main()
 }

@@ -17,7 +17,8 @@
 //! - [`search`], [`semantic`]: the text index and the opt-in vector index
 //!   beside the store.
 //! - [`store`]: Kuzu; [`graph`]: typed rows; [`state`]: `.git/diffidx/`, the
-//!   writer lock, logs; [`settings`]: git config shared by commands.
+//!   writer lock, logs; [`settings`]: git config shared by commands;
+//!   [`memory`]: freed pages back to the system between a run's phases.
 
 pub mod api;
 pub mod client;
@@ -29,6 +30,7 @@ pub mod graph;
 pub mod hooks;
 pub mod index;
 pub mod mcp;
+pub mod memory;
 pub mod open;
 pub mod protocol;
 pub mod query;

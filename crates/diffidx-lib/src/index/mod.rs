@@ -462,6 +462,9 @@ fn write_records(
         done += 1;
         progress.advance(done);
     }
+    // The diffing has ended and freed its cache: its pages go back before
+    // the load allocates its own (see `crate::memory`).
+    crate::memory::release();
     flush(store, notes, &mut batch, report)
 }
 
