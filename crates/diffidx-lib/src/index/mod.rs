@@ -7,9 +7,11 @@
 //! carries on. One writer at a time (`state::WriterLock`).
 
 mod gc;
+mod run_store;
 mod walk;
 
 pub use gc::{gc, GcReport};
+pub use run_store::CLOSE_AFTER;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
@@ -281,10 +283,11 @@ fn index_locked_with(
     let mut differ = SymbolDiffer::new(repo, options.diff.clone())?;
     // One handle for the whole run: each close checkpoints the store and
     // seals it (a hash of every byte), so it is closed once, at the end.
-    let store = open::for_writing(&StateDir::of(repo))?;
+    let state = StateDir::of(repo);
+    let mut store = run_store::RunStore::open(&state)?;
     // Nothing loaded yet: whatever this run loads makes the whole store.
-    let fresh_store = store.loaded_notes_tip()?.is_none();
-    let before = sync_from_notes(&store, &mut notes, &mut differ, &mut report)?;
+    let fresh_store = store.get()?.loaded_notes_tip()?.is_none();
+    let before = sync_from_notes(store.get()?, &mut notes, &mut differ, &mut report)?;
     report.times.sync = run_started
         .elapsed()
         .saturating_sub(report.times.notes + report.times.store);
@@ -305,8 +308,15 @@ fn index_locked_with(
     if packed_notes {
         notes.pack_writes();
     }
-    let known = diff_and_write(&store, &todo, options, &mut notes, &mut report, progress)?;
-    let search = update_views(&mut differ, &store, before, known, &mut report)?;
+    let known = diff_and_write(
+        &mut store,
+        &todo,
+        options,
+        &mut notes,
+        &mut report,
+        progress,
+    )?;
+    let search = update_views(&mut differ, store.get()?, before, known, &mut report)?;
     drop(store);
     let large_run = report.computed + report.imported >= PACK_AFTER;
     if large_run && !packed_notes {
@@ -323,7 +333,6 @@ fn index_locked_with(
     // at a cost of 1.1 s of 9.4): its size is where the rule measures growth
     // from, as if compacted. Slack comes with later loads, each of which
     // rewrites the relationship lists it adds to.
-    let state = StateDir::of(repo);
     if fresh_store && report.store_loads == 1 {
         remember_compact_size(&state, store::disk_size(&state.store()));
     }
@@ -350,7 +359,7 @@ const IN_FLIGHT: usize = 1000;
 /// diffing parsed, so that the graph after the run lists and parses none
 /// of them again.
 fn diff_and_write(
-    store: &store::Store,
+    store: &mut run_store::RunStore<'_>,
     todo: &[diffidx_core::git::CommitInfo],
     options: &IndexOptions,
     notes: &mut Notes<'_>,
@@ -433,14 +442,16 @@ pub(crate) fn diff_threads() -> usize {
 /// rows whenever a batch is full ([`BATCH`], [`BATCH_ROWS`]), and what is
 /// left when the differ stops.
 fn write_records(
-    store: &store::Store,
+    store: &mut run_store::RunStore<'_>,
     todo: &[diffidx_core::git::CommitInfo],
     receiver: std::sync::mpsc::Receiver<CommitRecord>,
     notes: &mut Notes<'_>,
     report: &mut IndexReport,
     progress: &mut dyn Progress,
 ) -> Result<()> {
-    let mut batch = Batch::of(store, todo)?;
+    let mut batch = Batch::of(store.get()?, todo)?;
+    // Read what the batches rely on; the first load opens it again.
+    store.close_for(todo.len());
     let mut done = 0;
     loop {
         let waiting = Instant::now();
@@ -457,7 +468,7 @@ fn write_records(
         batch.add(&record, report);
         report.times.store += adding.elapsed();
         if batch.is_full() {
-            flush(store, notes, &mut batch, report)?;
+            flush(store.get()?, notes, &mut batch, report)?;
         }
         done += 1;
         progress.advance(done);
@@ -465,7 +476,7 @@ fn write_records(
     // The diffing has ended and freed its cache: its pages go back before
     // the load allocates its own (see `crate::memory`).
     crate::memory::release();
-    flush(store, notes, &mut batch, report)
+    flush(store.get()?, notes, &mut batch, report)
 }
 
 /// The commits of one notes commit and store transaction, as the rows the
