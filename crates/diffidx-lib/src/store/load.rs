@@ -230,7 +230,7 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
             "CHILD_OF",
             ("Symbol", to),
             &["child", "parent"],
-            edges.into_iter().map(row).collect(),
+            edges,
             Insert::Bulk,
         )?;
     }
@@ -249,7 +249,7 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
             "start_line",
             "end_line",
         ],
-        rows.changed_in.iter().map(row).collect(),
+        rows.changed_in.iter().collect(),
         Insert::Bulk,
     )?;
     link_moves(conn, rows, &mut stored)?;
@@ -261,7 +261,7 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
         "CONTINUES",
         ("Symbol", "Symbol"),
         &["from", "to", "sha", "similarity"],
-        rows.continues.iter().map(row).collect(),
+        rows.continues.iter().collect(),
         Insert::Bulk,
     )?;
     Ok(())
@@ -367,7 +367,7 @@ fn insert_symbols(
         "Symbol",
         &SYMBOL_COLUMNS,
         &["CAST(NULL AS INT64)"],
-        symbols.iter().map(|s| row(*s)).collect(),
+        symbols.to_vec(),
     )?;
     stored.extend(symbols.iter().map(|s| s.id.clone()));
     Ok(())
