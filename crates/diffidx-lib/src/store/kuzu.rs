@@ -683,7 +683,7 @@ mod tests {
     }
 
     /// Stages node rows of `T` in a file, as `insert_nodes` does.
-    fn copy_nodes(conn: &Connection<'_>, rows: &[Value]) -> Result<bool> {
+    fn copy_nodes(conn: &Connection<'_>, rows: &[impl StoreRow]) -> Result<bool> {
         copy_from_file(
             conn,
             "test",
@@ -959,16 +959,7 @@ mod tests {
         with_tables(|conn| {
             let refs: Vec<&TypedNode> = typed.iter().collect();
             assert!(
-                copy_from_file(
-                    conn,
-                    "test",
-                    "T",
-                    &NODE_COLUMNS,
-                    &["CAST(NULL AS INT64)"],
-                    "",
-                    &refs
-                )
-                .unwrap(),
+                copy_nodes(conn, &refs).unwrap(),
                 "typed rows are staged in a file"
             );
             let from_fields = read(conn);
