@@ -62,9 +62,6 @@ pub fn for_writing(state: &StateDir) -> Result<Store, StoreError> {
     }
 }
 
-/// Opens the store read-write, retrying for up to `wait` while it is in use.
-/// Kuzu refuses a writer while anyone reads, so before every attempt a query
-/// server holding the store open is asked to close it.
 /// Opens again, read-write, a store this writer closed cleanly during its
 /// run (the caller holds the writer lock): the query server is asked to let
 /// go as for [`for_writing`], but a store that cannot be opened is an error,
@@ -73,6 +70,9 @@ pub fn again_for_writing(state: &StateDir) -> Result<Store, StoreError> {
     read_write(state, WAIT)
 }
 
+/// Opens the store read-write, retrying for up to `wait` while it is in use.
+/// Kuzu refuses a writer while anyone reads, so before every attempt a query
+/// server holding the store open is asked to close it.
 fn read_write(state: &StateDir, wait: Duration) -> Result<Store, StoreError> {
     let started = Instant::now();
     loop {

@@ -11,7 +11,6 @@ mod run_store;
 mod walk;
 
 pub use gc::{gc, GcReport};
-pub use run_store::CLOSE_AFTER;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
@@ -281,8 +280,9 @@ fn index_locked_with(
     let mut notes = repo.notes()?;
     import_remote_notes(repo, &mut notes, &mut report)?;
     let mut differ = SymbolDiffer::new(repo, options.diff.clone())?;
-    // One handle for the whole run: each close checkpoints the store and
-    // seals it (a hash of every byte), so it is closed once, at the end.
+    // One handle for the run: each close checkpoints the store and seals it
+    // (a hash of every byte), so it is closed at the end, and while diffing
+    // only by a long run (`run_store`).
     let state = StateDir::of(repo);
     let mut store = run_store::RunStore::open(&state)?;
     // Nothing loaded yet: whatever this run loads makes the whole store.

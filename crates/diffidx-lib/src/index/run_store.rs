@@ -16,7 +16,7 @@ use crate::state::StateDir;
 use crate::store::Store;
 
 /// Runs of at least this many commits close the store while they diff.
-pub const CLOSE_AFTER: usize = super::PACK_AFTER;
+const CLOSE_AFTER: usize = super::PACK_AFTER;
 
 pub(super) struct RunStore<'s> {
     state: &'s StateDir,
