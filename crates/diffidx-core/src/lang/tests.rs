@@ -335,9 +335,19 @@ fn syntax_errors_keep_what_parses() {
     assert!(!extract(cs(), "class Fine {}").has_parse_errors);
 }
 
+/// The repository's `fixtures/`, found from the directory cargo runs the
+/// tests for, not the one this binary was compiled in: a build directory
+/// shared by two checkouts may run a binary the other one compiled.
+fn fixtures_dir() -> std::path::PathBuf {
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
+    manifest.join("../../fixtures")
+}
+
 #[test]
 fn incremental_reparse_equals_a_full_parse() {
-    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let fixtures = fixtures_dir();
     let mut pairs = 0;
     for case in std::fs::read_dir(&fixtures).unwrap() {
         let case = case.unwrap().path();
@@ -423,7 +433,7 @@ fn incremental_reparse_after_edits_in_several_places_equals_a_full_parse() {
 /// untouched): symbols, hashes and code-graph facts equal a fresh parse's.
 #[test]
 fn a_chain_of_random_edits_extracts_like_fresh_parses() {
-    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let fixtures = fixtures_dir();
     // Lines that open or close what the lines after them mean.
     let snippets = [
         "/*",
