@@ -1273,6 +1273,62 @@ fn a_history_loaded_commit_by_commit_equals_one_loaded_at_once() {
     assert_eq!(at_once.len(), one_by_one.len());
 }
 
+/// A merge that resolves a modify/delete conflict by renaming the method
+/// keeps the addition (the branch that deleted it lacks both names) but
+/// not the deletion (the other parent had it): its note links the addition
+/// to no deletion, and so passes the validation every fetched note gets.
+#[test]
+fn a_merge_links_no_lineage_to_a_deletion_it_does_not_keep() {
+    let mut repo = TestRepo::new();
+    let body = "{ var total = 0; for (var i = 0; i < 10; i++) { total += i * i; } return total; }";
+    repo.write(
+        "Calc.cs",
+        format!("class Calc\n{{\n    int Sum() {body}\n}}\n"),
+    );
+    repo.commit("calc");
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("Calc.cs", "class Calc\n{\n}\n");
+    repo.commit("drop sum");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write(
+        "Calc.cs",
+        format!("class Calc\n{{\n    int Sum() {body}\n    void Keep() {{ }}\n}}\n"),
+    );
+    repo.commit("keep");
+    repo.git(&["merge", "-q", "-s", "ours", "--no-commit", "side"]);
+    repo.write(
+        "Calc.cs",
+        format!("class Calc\n{{\n    int Total() {body}\n    void Keep() {{ }}\n}}\n"),
+    );
+    let merge = repo.commit("merge: sum is total now");
+    repo.ok(&["index", "-q"]);
+    let note = json(&note_of(&repo, &merge));
+    let deltas: Vec<String> = note["deltas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} {}",
+                d["status"],
+                d["qualname"],
+                d.get("from").is_some()
+            )
+        })
+        .collect();
+    assert_eq!(
+        deltas,
+        [
+            r#""MODIFIED" "Calc" false"#,
+            r#""ADDED" "Calc.Total" false"#
+        ],
+        "{note}"
+    );
+    let out = repo.diffidx(&["rebuild"]);
+    let said = common::succeeded(&out);
+    assert!(!said.contains("rejected"), "{said}");
+}
+
 /// The diffing thread fails on a commit whose blob is damaged: the commits
 /// it diffed before are written (notes and store), the run says what
 /// failed, and once the object is whole again the next run finishes.

@@ -795,6 +795,25 @@ fn record_of(commit: &CommitInfo, diffs: Vec<TreeDiff>) -> CommitRecord {
             .diagnostics
             .retain(|d| paths.contains(d.path.as_str()));
     }
+    // Lineage names a DELETED delta of the same note: an ADDED delta the
+    // merge keeps loses its link to a deletion the merge did not keep.
+    let deleted: HashSet<&str> = result
+        .deltas
+        .iter()
+        .filter(|d| d.status == Status::Deleted)
+        .map(|d| d.id.as_str())
+        .collect();
+    let orphaned: Vec<usize> = (result.deltas.iter().enumerate())
+        .filter(|(_, d)| {
+            d.from
+                .as_ref()
+                .is_some_and(|f| !deleted.contains(f.id.as_str()))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    for i in orphaned {
+        result.deltas[i].from = None;
+    }
     let note = NoteDocument {
         v: NOTE_VERSION,
         commit: Some(commit.id.to_string()),
