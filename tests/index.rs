@@ -1273,6 +1273,67 @@ fn a_history_loaded_commit_by_commit_equals_one_loaded_at_once() {
     assert_eq!(at_once.len(), one_by_one.len());
 }
 
+/// A store loaded from notes (a `rebuild`, or a clone that fetched them) is
+/// the store the run that wrote the notes loaded, row for row: the same
+/// files, the lines a comment-only edit moved (kept by the symbols a rename
+/// left at the old path), and the commits numbered in the same order
+/// around a merge of a branch older than the main line.
+#[test]
+fn a_store_loaded_from_notes_equals_the_one_the_indexing_run_loaded() {
+    let (mut repo, _) = eventful_repo();
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write(
+        "src/Audit.cs",
+        "namespace Shop\n{\n    class Audit\n    {\n        void Log() { }\n    }\n}\n",
+    );
+    repo.commit("audit");
+    repo.git(&["checkout", "-q", "main"]);
+    // A licence header: no symbol changes, but every line moves.
+    repo.write(
+        "src/Invoicing.cs",
+        "// Copyright Shop.\n// All rights reserved.\nnamespace Shop\n{\n    class Billing\n    {\n        void Other() { }\n    }\n}\n",
+    );
+    repo.commit("licence header");
+    repo.git(&["merge", "-q", "--no-ff", "side", "-m", "merge side"]);
+    // The symbols at the old path stay, where the header moved them.
+    repo.git(&["mv", "src/Invoicing.cs", "src/Ledger.cs"]);
+    repo.commit("rename invoicing");
+    repo.ok(&["index", "-q"]);
+    let indexed = history_dump(&repo);
+    assert!(
+        indexed.iter().any(|l| l.starts_with("symbol ")
+            && l.contains("src/Invoicing.cs | Shop.Billing.Other | Other")
+            && l.contains("| 7 | 7 |")),
+        "{indexed:#?}"
+    );
+    let only = |a: &[String], b: &[String]| -> Vec<String> {
+        a.iter().filter(|l| !b.contains(l)).cloned().collect()
+    };
+    repo.ok(&["rebuild"]);
+    let rebuilt = history_dump(&repo);
+    assert_eq!(
+        (only(&indexed, &rebuilt), only(&rebuilt, &indexed)),
+        (Vec::new(), Vec::new()),
+        "rows only indexed, rows only rebuilt"
+    );
+    let clone = TestRepo::clone_of(repo.path(), 100);
+    clone.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "refs/notes/diffidx:refs/notes/diffidx",
+    ]);
+    let out = clone.diffidx(&["index"]);
+    let said = common::succeeded(&out);
+    assert!(said.contains("0 computed, 9 from existing notes"), "{said}");
+    let imported = history_dump(&clone);
+    assert_eq!(
+        (only(&indexed, &imported), only(&imported, &indexed)),
+        (Vec::new(), Vec::new()),
+        "rows only indexed, rows only imported"
+    );
+}
+
 /// A merge that resolves a modify/delete conflict by renaming the method
 /// keeps the addition (the branch that deleted it lacks both names) but
 /// not the deletion (the other parent had it): its note links the addition

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use diffidx_core::differ::parallel::Diffed;
-use diffidx_core::differ::BlobCounts;
+use diffidx_core::differ::{BlobCounts, DiffStats};
 use diffidx_core::git::notes::Notes;
 use diffidx_core::git::Repo;
 use diffidx_core::{CommitRecord, DiffOptions, ObjectId, SymbolDiffer};
@@ -287,7 +287,13 @@ fn index_locked_with(
     let mut store = run_store::RunStore::open(&state)?;
     // Nothing loaded yet: whatever this run loads makes the whole store.
     let fresh_store = store.get()?.loaded_notes_tip()?.is_none();
-    let before = sync_from_notes(store.get()?, &mut notes, &mut differ, &mut report)?;
+    let (before, synced) = sync_from_notes(
+        &mut store,
+        &mut notes,
+        &mut differ,
+        &options.diff,
+        &mut report,
+    )?;
     report.times.sync = run_started
         .elapsed()
         .saturating_sub(report.times.notes + report.times.store);
@@ -308,14 +314,17 @@ fn index_locked_with(
     if packed_notes {
         notes.pack_writes();
     }
-    let known = diff_and_write(
+    let mut known = diff_and_write(
         &mut store,
         &todo,
-        options,
+        &options.diff,
+        NoteSource::Computed,
         &mut notes,
         &mut report,
         progress,
     )?;
+    known.files = known.files.or(synced.files);
+    known.facts.extend(synced.facts);
     let search = update_views(&mut differ, store.get()?, before, known, &mut report)?;
     drop(store);
     let large_run = report.computed + report.imported >= PACK_AFTER;
@@ -361,7 +370,8 @@ const IN_FLIGHT: usize = 1000;
 fn diff_and_write(
     store: &mut run_store::RunStore<'_>,
     todo: &[diffidx_core::git::CommitInfo],
-    options: &IndexOptions,
+    options: &DiffOptions,
+    source: NoteSource,
     notes: &mut Notes<'_>,
     report: &mut IndexReport,
     progress: &mut dyn Progress,
@@ -383,7 +393,7 @@ fn diff_and_write(
             let mut blocked = Duration::ZERO;
             let diffed = diffidx_core::differ::parallel::diff_commits(
                 &shared,
-                &options.diff,
+                options,
                 todo,
                 threads,
                 facts_of,
@@ -400,16 +410,22 @@ fn diff_and_write(
             Ok(differ) => differ,
             Err(e) => return Err(IndexError::Thread(e.to_string())),
         };
-        let written = write_records(store, todo, receiver, notes, report, progress);
+        let written = write_records(store, todo, source, receiver, notes, report, progress);
         let diffed = match differ.join() {
             Ok(diffed) => diffed,
             Err(panic) => std::panic::resume_unwind(panic),
         };
         written?;
         let (diffed, blocked) = diffed?;
-        report.blobs = diffed.stats.blobs;
-        report.times.diff = diffed.stats.time;
-        report.times.waiting_for_writer = blocked;
+        // Added up: a run may diff twice (the notes it loads, then the
+        // commits it indexes).
+        let stats = DiffStats {
+            blobs: report.blobs,
+            time: report.times.diff,
+        } + diffed.stats;
+        report.blobs = stats.blobs;
+        report.times.diff = stats.time;
+        report.times.waiting_for_writer += blocked;
         Ok(Known {
             files,
             facts: diffed.facts,
@@ -437,13 +453,25 @@ pub(crate) fn diff_threads() -> usize {
         .min(2)
 }
 
-/// The writer's half of [`diff_and_write`]: stages each record's note and
-/// makes its rows, then lets the record go; writes the notes and loads the
-/// rows whenever a batch is full ([`BATCH`], [`BATCH_ROWS`]), and what is
-/// left when the differ stops.
+/// Where the note of a diffed commit comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NoteSource {
+    /// The differ's: written as the commit's note.
+    Computed,
+    /// The note the commit has (fetched, or kept through a `rebuild`): the
+    /// differ gives only the files it touched, unless that note fails
+    /// validation and is replaced by the computed one.
+    Stored,
+}
+
+/// The writer's half of [`diff_and_write`]: stages each record's note (or
+/// takes the stored one, see [`NoteSource`]) and makes its rows, then lets
+/// the record go; writes the notes and loads the rows whenever a batch is
+/// full ([`BATCH`], [`BATCH_ROWS`]), and what is left when the differ stops.
 fn write_records(
     store: &mut run_store::RunStore<'_>,
     todo: &[diffidx_core::git::CommitInfo],
+    source: NoteSource,
     receiver: std::sync::mpsc::Receiver<CommitRecord>,
     notes: &mut Notes<'_>,
     report: &mut IndexReport,
@@ -460,23 +488,60 @@ fn write_records(
         };
         report.times.waiting_for_diffs += waiting.elapsed();
         let staging = Instant::now();
-        notes.stage(record.info.id, &record.note.to_json())?;
+        let record = match source {
+            NoteSource::Computed => Some(keep_computed(notes, record, report)?),
+            NoteSource::Stored => take_stored_note(notes, record, report)?,
+        };
         report.times.notes += staging.elapsed();
-        report.computed += 1;
-        report.count_skips(&record.note);
+        done += 1;
+        progress.advance(done);
+        let Some(record) = record else {
+            continue;
+        };
         let adding = Instant::now();
         batch.add(&record, report);
         report.times.store += adding.elapsed();
         if batch.is_full() {
             flush(store.get()?, notes, &mut batch, report)?;
         }
-        done += 1;
-        progress.advance(done);
     }
     // The diffing has ended and freed its cache: its pages go back before
     // the load allocates its own (see `crate::memory`).
     crate::memory::release();
     flush(store.get()?, notes, &mut batch, report)
+}
+
+/// A computed record, its note staged.
+fn keep_computed(
+    notes: &mut Notes<'_>,
+    record: CommitRecord,
+    report: &mut IndexReport,
+) -> Result<CommitRecord> {
+    notes.stage(record.info.id, &record.note.to_json())?;
+    report.computed += 1;
+    report.count_skips(&record.note);
+    Ok(record)
+}
+
+/// A computed record with the note its commit has, if that is valid; else
+/// the computed one, staged in its place (and the stored one reported).
+/// `None` when the commit has no note (any more).
+fn take_stored_note(
+    notes: &mut Notes<'_>,
+    record: CommitRecord,
+    report: &mut IndexReport,
+) -> Result<Option<CommitRecord>> {
+    Ok(match notes.read_validated(&record.info)? {
+        Some(Ok(note)) => {
+            report.imported += 1;
+            Some(CommitRecord { note, ..record })
+        }
+        Some(Err(reason)) => {
+            report.rejected.push((record.info.id.to_string(), reason));
+            Some(keep_computed(notes, record, report)?)
+        }
+        None => None,
+    })
 }
 
 /// The commits of one notes commit and store transaction, as the rows the
@@ -699,83 +764,121 @@ fn import_remote_notes(repo: &Repo, notes: &mut Notes<'_>, report: &mut IndexRep
 /// (they may come from a remote): a valid one is loaded as it is, an invalid
 /// one is reported and its commit recomputed, replacing the note.
 ///
+/// The commits are diffed all the same, on the run's threads as an index
+/// run diffs them: the store keeps every symbol of each file a commit
+/// touched, and which files those are (a comment-only edit touches a file
+/// and moves its symbols' lines) only the diff says. So a store loaded
+/// from notes is the store the run that wrote them loaded, and as fast to
+/// make. Commits at a shallow clone's boundary cannot be diffed: theirs
+/// are the files their note names, parsed alone.
+///
 /// Returns the store's search stamp before it loaded anything (`None` for
-/// a store that cannot say).
+/// a store that cannot say), and what the diffing parsed of `HEAD`.
 fn sync_from_notes(
-    store: &store::Store,
+    store: &mut run_store::RunStore<'_>,
     notes: &mut Notes<'_>,
     differ: &mut SymbolDiffer<'_>,
+    diff: &DiffOptions,
     report: &mut IndexReport,
-) -> Result<Option<crate::search::Stamp>> {
+) -> Result<(Option<crate::search::Stamp>, Known)> {
     let repo = differ.repo();
     let tip = notes.tip().map(|t| t.to_string());
     let before = store
+        .get()?
         .reader()
         .and_then(|r| crate::search::Stamp::of(&r))
         .ok();
-    let unclean = store.opened_unclean();
-    if !unclean && (tip.is_none() || store.loaded_notes_tip()? == tip) {
-        return Ok(before);
+    let unclean = store.get()?.opened_unclean();
+    if !unclean && (tip.is_none() || store.get()?.loaded_notes_tip()? == tip) {
+        return Ok((before, Known::default()));
     }
-    let mut have = store.commits()?;
+    let mut have = store.get()?.commits()?;
     if unclean {
         // The last writer was killed: its last load may hold a commit but
         // not all of its changes, or even a commit whose note it never
         // committed (the two are written side by side). Such commits are
         // forgotten, then loaded again from their notes below or, without
         // one, computed again by the run.
-        let partial = partly_loaded(notes, store)?;
-        store.forget_commits(&partial)?;
+        let partial = partly_loaded(notes, store.get()?)?;
+        store.get()?.forget_commits(&partial)?;
         for sha in &partial {
             have.remove(sha);
         }
         report.reloaded = partial.len();
     }
-    let mut records = Vec::new();
+    let mut missing = Vec::new();
     for (commit, _) in notes.list()? {
         if have.contains(&commit.to_string()) {
             continue;
         }
-        let Ok(info) = repo.commit(commit) else {
-            continue; // a note for a commit this clone does not have
-        };
-        match notes.read_validated(&info)? {
-            Some(Ok(note)) => {
-                let files = differ.snapshot_files(&info, &note)?;
-                records.push(CommitRecord { info, note, files });
-                report.imported += 1;
-            }
-            Some(Err(reason)) => {
-                report.rejected.push((commit.to_string(), reason));
-                if info.parents.iter().any(|p| !repo.gix().has_object(*p)) {
-                    continue; // a shallow boundary: cannot be recomputed here
-                }
-                let record = differ.commit_record(&info)?;
-                notes.stage(commit, &record.note.to_json())?;
-                report.computed += 1;
-                report.count_skips(&record.note);
-                records.push(record);
-            }
-            None => {}
+        // A note for a commit this clone does not have is left alone.
+        if let Ok(info) = repo.commit(commit) {
+            missing.push(info);
         }
     }
-    // Parents before children, as an index run loads them: the store's
-    // load order breaks ties between commits of the same second.
-    let records = walk::in_graph_order(records, |r| &r.info);
-    let mut batch = Batch::of(store, records.iter().map(|r| &r.info))?;
-    for record in records {
-        batch.add(&record, report);
+    // Parents before children, in the order an index run from `HEAD`
+    // loads them: the store's load order breaks ties between commits of
+    // the same second.
+    let head: Vec<ObjectId> = repo.resolve_commit("HEAD").into_iter().collect();
+    let (boundary, diffable): (Vec<_>, Vec<_>) = walk::in_graph_order(missing, &head)
+        .into_iter()
+        .partition(|info| info.parents.iter().any(|p| !repo.gix().has_object(*p)));
+    load_boundary_notes(store.get()?, notes, differ, &boundary, report)?;
+    if diffable.len() >= PACK_AFTER {
+        notes.pack_writes(); // for the notes that fail validation
+    }
+    let known = diff_and_write(
+        store,
+        &diffable,
+        diff,
+        NoteSource::Stored,
+        notes,
+        report,
+        &mut (),
+    )?;
+    // Nothing was staged: record the tip as loaded all the same.
+    let tip = notes.tip().map(|t| t.to_string());
+    let store = store.get()?;
+    if store.loaded_notes_tip()? != tip {
+        store.load(&[], tip.as_deref())?;
+    }
+    Ok((before, known))
+}
+
+/// Loads the noted commits at a shallow clone's boundary (their parent is
+/// missing), with the files their note names: an invalid note is reported
+/// and skipped, since its commit cannot be diffed here.
+fn load_boundary_notes(
+    store: &store::Store,
+    notes: &mut Notes<'_>,
+    differ: &mut SymbolDiffer<'_>,
+    boundary: &[diffidx_core::git::CommitInfo],
+    report: &mut IndexReport,
+) -> Result<()> {
+    if boundary.is_empty() {
+        return Ok(());
+    }
+    let mut batch = Batch::of(store, boundary)?;
+    for info in boundary {
+        match notes.read_validated(info)? {
+            Some(Ok(note)) => {
+                let files = differ.snapshot_files(info, &note)?;
+                let record = CommitRecord {
+                    info: info.clone(),
+                    note,
+                    files,
+                };
+                batch.add(&record, report);
+                report.imported += 1;
+            }
+            Some(Err(reason)) => report.rejected.push((info.id.to_string(), reason)),
+            None => {}
+        }
         if batch.is_full() {
             flush(store, notes, &mut batch, report)?;
         }
     }
-    flush(store, notes, &mut batch, report)?;
-    // Nothing was staged: record the tip as loaded all the same.
-    let tip = notes.tip().map(|t| t.to_string());
-    if store.loaded_notes_tip()? != tip {
-        store.load(&[], tip.as_deref())?;
-    }
-    Ok(before)
+    flush(store, notes, &mut batch, report)
 }
 
 /// The commits in the store that lack a note, or whose changes differ in
@@ -968,9 +1071,9 @@ fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<I
     let mut report = IndexReport::default();
     let mut notes = repo.notes()?;
     let mut differ = SymbolDiffer::new(repo, diff.clone())?;
-    let store = open::for_writing(state)?;
-    sync_from_notes(&store, &mut notes, &mut differ, &mut report)?;
-    let search = update_views(&mut differ, &store, None, Known::default(), &mut report)?;
+    let mut store = run_store::RunStore::open(state)?;
+    let (_, known) = sync_from_notes(&mut store, &mut notes, &mut differ, diff, &mut report)?;
+    let search = update_views(&mut differ, store.get()?, None, known, &mut report)?;
     drop(store);
     finish_views(
         search,

@@ -96,21 +96,12 @@ fn ancestors(repo: &Repo, tip: ObjectId) -> Result<HashSet<ObjectId>> {
     Ok(out)
 }
 
-/// Orders items by their commits (see [`topological`]): parents first,
-/// otherwise oldest first.
-pub(super) fn in_graph_order<T>(items: Vec<T>, info: impl Fn(&T) -> &CommitInfo) -> Vec<T> {
-    let commits: HashMap<ObjectId, CommitInfo> = items
-        .iter()
-        .map(|i| (info(i).id, info(i).clone()))
-        .collect();
-    let position: HashMap<ObjectId, usize> = topological(commits, &[])
-        .iter()
-        .enumerate()
-        .map(|(n, c)| (c.id, n))
-        .collect();
-    let mut items = items;
-    items.sort_by_key(|i| position.get(&info(i).id).copied());
-    items
+/// Orders commits as an index run from `tips` would (see [`topological`]):
+/// parents first, then from the tips' side, else oldest first. A store
+/// loaded from notes then numbers its commits as the run that made them did.
+pub(super) fn in_graph_order(commits: Vec<CommitInfo>, tips: &[ObjectId]) -> Vec<CommitInfo> {
+    let commits: HashMap<ObjectId, CommitInfo> = commits.into_iter().map(|c| (c.id, c)).collect();
+    topological(commits, tips)
 }
 
 /// Orders commits so that every parent comes before its children. Commits
