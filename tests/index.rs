@@ -22,6 +22,18 @@ fn one_function_edited(times: u32) -> TestRepo {
     repo
 }
 
+/// A clone of `repo` that fetched its notes (not yet loaded into a store).
+fn clone_with_notes(repo: &TestRepo) -> TestRepo {
+    let clone = TestRepo::clone_of(repo.path(), 100);
+    clone.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "refs/notes/diffidx:refs/notes/diffidx",
+    ]);
+    clone
+}
+
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
@@ -847,13 +859,7 @@ fn commits_of_one_second_keep_their_graph_order_after_rebuild_and_import() {
     repo.ok(&["rebuild"]);
     assert_eq!(statuses(&repo), indexed, "after rebuild");
     // A clone that imports the notes loads them in the same order.
-    let clone = TestRepo::clone_of(repo.path(), 100);
-    clone.git(&[
-        "fetch",
-        "-q",
-        "origin",
-        "refs/notes/diffidx:refs/notes/diffidx",
-    ]);
+    let clone = clone_with_notes(&repo);
     clone.ok(&["index", "-q", "--days", "100000"]);
     assert_eq!(statuses(&clone), indexed, "in a clone");
 }
@@ -1316,13 +1322,7 @@ fn a_store_loaded_from_notes_equals_the_one_the_indexing_run_loaded() {
         (Vec::new(), Vec::new()),
         "rows only indexed, rows only rebuilt"
     );
-    let clone = TestRepo::clone_of(repo.path(), 100);
-    clone.git(&[
-        "fetch",
-        "-q",
-        "origin",
-        "refs/notes/diffidx:refs/notes/diffidx",
-    ]);
+    let clone = clone_with_notes(&repo);
     let out = clone.diffidx(&["index"]);
     let said = common::succeeded(&out);
     assert!(said.contains("0 computed, 9 from existing notes"), "{said}");
