@@ -785,6 +785,7 @@ impl<'r> SymbolDiffer<'r> {
 /// order: the first is against the first parent; a merge keeps only the
 /// deltas that each other diff has too (its own conflict resolutions).
 fn record_of(commit: &CommitInfo, diffs: Vec<TreeDiff>) -> CommitRecord {
+    let merge = diffs.len() > 1;
     let mut diffs = diffs.into_iter();
     let mut result = diffs.next().unwrap_or_default();
     for against_other in diffs {
@@ -795,24 +796,8 @@ fn record_of(commit: &CommitInfo, diffs: Vec<TreeDiff>) -> CommitRecord {
             .diagnostics
             .retain(|d| paths.contains(d.path.as_str()));
     }
-    // Lineage names a DELETED delta of the same note: an ADDED delta the
-    // merge keeps loses its link to a deletion the merge did not keep.
-    let deleted: HashSet<&str> = result
-        .deltas
-        .iter()
-        .filter(|d| d.status == Status::Deleted)
-        .map(|d| d.id.as_str())
-        .collect();
-    let orphaned: Vec<usize> = (result.deltas.iter().enumerate())
-        .filter(|(_, d)| {
-            d.from
-                .as_ref()
-                .is_some_and(|f| !deleted.contains(f.id.as_str()))
-        })
-        .map(|(i, _)| i)
-        .collect();
-    for i in orphaned {
-        result.deltas[i].from = None;
+    if merge {
+        drop_lineage_to_dropped_deletions(&mut result.deltas);
     }
     let note = NoteDocument {
         v: NOTE_VERSION,
@@ -826,6 +811,25 @@ fn record_of(commit: &CommitInfo, diffs: Vec<TreeDiff>) -> CommitRecord {
         info: commit.clone(),
         note,
         files: result.files,
+    }
+}
+
+/// Lineage names a DELETED delta of the same note: an ADDED delta a merge
+/// keeps loses its link to a deletion the merge did not keep.
+fn drop_lineage_to_dropped_deletions(deltas: &mut [SymbolDelta]) {
+    let deleted: HashSet<String> = deltas
+        .iter()
+        .filter(|d| d.status == Status::Deleted)
+        .map(|d| d.id.clone())
+        .collect();
+    for delta in deltas {
+        if delta
+            .from
+            .as_ref()
+            .is_some_and(|f| !deleted.contains(&f.id))
+        {
+            delta.from = None;
+        }
     }
 }
 
