@@ -204,8 +204,8 @@ impl CodeRows {
 
 fn symbol_node(path: &str, language: Language, def: &Def, id: &str) -> SymbolNode {
     SymbolNode {
-        id: id.to_owned(),
-        path: path.to_owned(),
+        id: id.into(),
+        path: path.into(),
         qualname: def.qualname.clone(),
         name: def.name.clone(),
         kind: def.kind.as_str(),

@@ -10,6 +10,7 @@
 pub mod code;
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use diffidx_core::delta::Similarity;
 use diffidx_core::qualname::own_name;
@@ -77,8 +78,8 @@ impl Row for FileNode {
 /// it last had (empty when it was never seen alive).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolNode {
-    pub id: String,
-    pub path: String,
+    pub id: Arc<str>,
+    pub path: Arc<str>,
     pub qualname: String,
     /// The own name (`Bar` of `Acme.Foo.Bar`), for lookups by name.
     pub name: String,
@@ -112,14 +113,14 @@ impl Row for SymbolNode {
 /// What encloses a symbol: another symbol, or (top level) its file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Parent {
-    Symbol(String),
-    File(String),
+    Symbol(Arc<str>),
+    File(Arc<str>),
 }
 
 /// `(:Symbol)-[:CHILD_OF]->(:Symbol|File)`: the hierarchy.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ChildOf {
-    pub child: String,
+    pub child: Arc<str>,
     pub parent: Parent,
 }
 
@@ -139,8 +140,8 @@ impl Row for ChildOf {
 /// `(:Symbol)-[:CHANGED_IN]->(:Commit)`: one per delta of a note.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangedIn {
-    pub id: String,
-    pub sha: String,
+    pub id: Arc<str>,
+    pub sha: Arc<str>,
     pub status: Status,
     /// Empty unless the symbol moved.
     pub old_path: String,
@@ -170,14 +171,14 @@ impl Row for ChangedIn {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MovedTo {
     pub from: String,
-    pub to: String,
+    pub to: Arc<str>,
     pub old_path: String,
     pub qualname: String,
     pub name: String,
     pub kind: &'static str,
     pub sig: String,
     pub content_hash: String,
-    pub sha: String,
+    pub sha: Arc<str>,
 }
 
 impl Row for MovedTo {
@@ -201,8 +202,8 @@ impl Row for MovedTo {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Continues {
     pub from: String,
-    pub to: String,
-    pub sha: String,
+    pub to: Arc<str>,
+    pub sha: Arc<str>,
     pub similarity: Similarity,
 }
 
@@ -224,9 +225,9 @@ pub struct GraphRows {
     pub commits: Vec<CommitNode>,
     pub files: Vec<FileNode>,
     /// Symbols alive at the end of the batch, by id.
-    pub symbols: BTreeMap<String, SymbolNode>,
+    pub symbols: BTreeMap<Arc<str>, SymbolNode>,
     /// Symbols deleted by the batch (and not re-added after), by id.
-    pub deleted: BTreeMap<String, SymbolNode>,
+    pub deleted: BTreeMap<Arc<str>, SymbolNode>,
     pub child_of: Vec<ChildOf>,
     pub changed_in: Vec<ChangedIn>,
     pub moved_to: Vec<MovedTo>,
@@ -252,7 +253,11 @@ impl GraphRows {
 #[derive(Default)]
 pub struct RowsBuilder {
     rows: GraphRows,
-    files_seen: HashSet<String>,
+    /// Each path and symbol id of the batch once: the rows name them again
+    /// and again (every change, edge and version of a file), and a copy
+    /// each was most of what a backfill's rows held.
+    names: HashSet<Arc<str>>,
+    files_seen: HashSet<Arc<str>>,
     edges_seen: HashSet<ChildOf>,
 }
 
@@ -272,6 +277,7 @@ impl RowsBuilder {
 
     /// The rows so far; the builder is empty again.
     pub fn finish(&mut self) -> GraphRows {
+        self.names.clear();
         self.files_seen.clear();
         self.edges_seen.clear();
         std::mem::take(&mut self.rows)
@@ -279,29 +285,29 @@ impl RowsBuilder {
 
     /// Adds the rows of `record`, after those of the records before it.
     pub fn add(&mut self, record: &CommitRecord) {
-        let (rows, files_seen, edges_seen) =
-            (&mut self.rows, &mut self.files_seen, &mut self.edges_seen);
-        let sha = record.info.id.to_string();
+        let (rows, names) = (&mut self.rows, &mut self.names);
+        let sha: Arc<str> = Arc::from(record.info.id.to_string());
         rows.commits.push(commit_node(record));
         for file in &record.files {
-            if files_seen.insert(file.path.clone()) {
+            let path = share(names, &file.path);
+            if self.files_seen.insert(Arc::clone(&path)) {
                 rows.files.push(FileNode {
                     path: file.path.clone(),
                     language: file.language.name(),
                 });
             }
             let symbols = &file.symbols.symbols;
-            let ids: Vec<String> = symbols
+            let ids: Vec<Arc<str>> = symbols
                 .iter()
-                .map(|s| symbol_id(&file.path, s.kind, &s.qualname, &s.sig))
+                .map(|s| share(names, &symbol_id(&file.path, s.kind, &s.qualname, &s.sig)))
                 .collect();
             for (s, id) in symbols.iter().zip(&ids) {
                 rows.deleted.remove(id);
                 rows.symbols.insert(
-                    id.clone(),
+                    Arc::clone(id),
                     SymbolNode {
-                        id: id.clone(),
-                        path: file.path.clone(),
+                        id: Arc::clone(id),
+                        path: Arc::clone(&path),
                         qualname: s.qualname.clone(),
                         name: s.name.clone(),
                         kind: s.kind.as_str(),
@@ -314,30 +320,32 @@ impl RowsBuilder {
                     },
                 );
                 let edge = ChildOf {
-                    child: id.clone(),
+                    child: Arc::clone(id),
                     parent: match s.parent {
-                        Some(p) => Parent::Symbol(ids[p].clone()),
-                        None => Parent::File(file.path.clone()),
+                        Some(p) => Parent::Symbol(Arc::clone(&ids[p])),
+                        None => Parent::File(Arc::clone(&path)),
                     },
                 };
-                if edges_seen.insert(edge.clone()) {
+                if !self.edges_seen.contains(&edge) {
+                    self.edges_seen.insert(edge.clone());
                     rows.child_of.push(edge);
                 }
             }
         }
         for d in &record.note.deltas {
+            let id = share(names, &d.id);
             if d.status == Status::Deleted {
                 // Kept forever: marked deleted, its last known hash kept.
                 let hash = rows
                     .symbols
-                    .remove(&d.id)
+                    .remove(&id)
                     .map(|s| s.content_hash)
                     .unwrap_or_default();
                 rows.deleted.insert(
-                    d.id.clone(),
+                    Arc::clone(&id),
                     SymbolNode {
-                        id: d.id.clone(),
-                        path: d.path.clone(),
+                        id: Arc::clone(&id),
+                        path: share(names, &d.path),
                         qualname: d.qualname.clone(),
                         name: own_name(&d.qualname).to_owned(),
                         kind: d.kind.as_str(),
@@ -351,8 +359,8 @@ impl RowsBuilder {
                 );
             }
             rows.changed_in.push(ChangedIn {
-                id: d.id.clone(),
-                sha: sha.clone(),
+                id: Arc::clone(&id),
+                sha: Arc::clone(&sha),
                 status: d.status,
                 old_path: d.old_path.clone().unwrap_or_default(),
                 modified: d.modified.unwrap_or(false),
@@ -362,24 +370,36 @@ impl RowsBuilder {
             if let Some(from) = &d.from {
                 rows.continues.push(Continues {
                     from: from.id.clone(),
-                    to: d.id.clone(),
-                    sha: sha.clone(),
+                    to: Arc::clone(&id),
+                    sha: Arc::clone(&sha),
                     similarity: from.similarity,
                 });
             }
             if let (Status::Moved, Some(old_path)) = (d.status, &d.old_path) {
                 rows.moved_to.push(MovedTo {
                     from: symbol_id(old_path, d.kind, &d.qualname, &d.sig),
-                    to: d.id.clone(),
+                    to: id,
                     old_path: old_path.clone(),
                     qualname: d.qualname.clone(),
                     name: own_name(&d.qualname).to_owned(),
                     kind: d.kind.as_str(),
                     sig: d.sig.clone(),
                     content_hash: d.content_hash.clone().unwrap_or_default(),
-                    sha: sha.clone(),
+                    sha: Arc::clone(&sha),
                 });
             }
+        }
+    }
+}
+
+/// The batch's one copy of `name`.
+fn share(names: &mut HashSet<Arc<str>>, name: &str) -> Arc<str> {
+    match names.get(name) {
+        Some(shared) => Arc::clone(shared),
+        None => {
+            let shared: Arc<str> = Arc::from(name);
+            names.insert(Arc::clone(&shared));
+            shared
         }
     }
 }

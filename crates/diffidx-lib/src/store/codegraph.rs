@@ -828,8 +828,8 @@ impl Store {
                 });
                 rows.symbols.push(TreeSymbol {
                     node: SymbolNode {
-                        id: text(2),
-                        path: text(3),
+                        id: text(2).into(),
+                        path: text(3).into(),
                         qualname: text(4),
                         name: text(5),
                         kind,

@@ -175,7 +175,7 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
     // updated with a `MERGE`, whose cost grows with the table.
     let mut stored = symbol_ids(conn, rows)?;
     let (updated, created): (Vec<&SymbolNode>, Vec<&SymbolNode>) =
-        rows.symbols.values().partition(|s| stored.contains(&s.id));
+        rows.symbols.values().partition(|s| stored.contains(&*s.id));
     insert_symbols(conn, "symbols", &created, &mut stored)?;
     upsert(
         conn,
@@ -186,7 +186,7 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
         updated.into_iter().map(row).collect(),
     )?;
     let (updated, created): (Vec<&SymbolNode>, Vec<&SymbolNode>) =
-        rows.deleted.values().partition(|s| stored.contains(&s.id));
+        rows.deleted.values().partition(|s| stored.contains(&*s.id));
     insert_symbols(conn, "deleted symbols", &created, &mut stored)?;
     upsert(
         conn,
@@ -203,14 +203,14 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
         .child_of
         .iter()
         .flat_map(|e| match &e.parent {
-            Parent::Symbol(parent) => [Some(&e.child), Some(parent)],
-            Parent::File(_) => [Some(&e.child), None],
+            Parent::Symbol(parent) => [Some(&*e.child), Some(&**parent)],
+            Parent::File(_) => [Some(&*e.child), None],
         })
-        .chain(rows.changed_in.iter().map(|c| Some(&c.id)))
+        .chain(rows.changed_in.iter().map(|c| Some(&*c.id)))
         .chain(
             rows.continues
                 .iter()
-                .flat_map(|c| [Some(&c.from), Some(&c.to)]),
+                .flat_map(|c| [Some(c.from.as_str()), Some(&*c.to)]),
         )
         .flatten();
     insert_bare_symbols(conn, named, &mut stored)?;
@@ -286,24 +286,24 @@ fn lookups_at_most() -> usize {
 /// they name many): one scan, where asking for a batch's ids (`IN $ids`)
 /// compares every row with every id.
 fn symbol_ids(conn: &Connection<'_>, rows: &GraphRows) -> Result<HashSet<String>> {
-    let mut named: HashSet<&String> = HashSet::new();
-    named.extend(rows.symbols.keys());
-    named.extend(rows.deleted.keys());
+    let mut named: HashSet<&str> = HashSet::new();
+    named.extend(rows.symbols.keys().map(|id| &**id));
+    named.extend(rows.deleted.keys().map(|id| &**id));
     for e in &rows.child_of {
         named.insert(&e.child);
         if let Parent::Symbol(parent) = &e.parent {
             named.insert(parent);
         }
     }
-    named.extend(rows.changed_in.iter().map(|c| &c.id));
-    named.extend(rows.continues.iter().flat_map(|c| [&c.from, &c.to]));
-    named.extend(rows.moved_to.iter().flat_map(|m| [&m.from, &m.to]));
+    named.extend(rows.changed_in.iter().map(|c| &*c.id));
+    named.extend(rows.continues.iter().flat_map(|c| [c.from.as_str(), &c.to]));
+    named.extend(rows.moved_to.iter().flat_map(|m| [m.from.as_str(), &m.to]));
     let found = if named.len() <= lookups_at_most() {
         lookup(
             conn,
             "find stored symbols",
             "UNWIND $rows AS r MATCH (s:Symbol {id: r.id}) RETURN s.id",
-            named.into_iter().map(|id| id_row(id)).collect(),
+            named.into_iter().map(id_row).collect(),
         )?
     } else {
         query(conn, "list symbols", "MATCH (s:Symbol) RETURN s.id")?
@@ -317,7 +317,7 @@ fn child_edges(conn: &Connection<'_>, rows: &GraphRows) -> Result<HashSet<ChildO
     if rows.child_of.is_empty() {
         return Ok(HashSet::new());
     }
-    let children: HashSet<&String> = rows.child_of.iter().map(|e| &e.child).collect();
+    let children: HashSet<&str> = rows.child_of.iter().map(|e| &*e.child).collect();
     let few = children.len() <= lookups_at_most();
     let child_rows = || children.iter().map(|id| id_row(id)).collect::<Vec<_>>();
     let mut edges = HashSet::new();
@@ -344,10 +344,11 @@ fn child_edges(conn: &Connection<'_>, rows: &GraphRows) -> Result<HashSet<ChildO
                 continue;
             };
             let parent = if file {
-                Parent::File(parent)
+                Parent::File(parent.into())
             } else {
-                Parent::Symbol(parent)
+                Parent::Symbol(parent.into())
             };
+            let child = child.into();
             edges.insert(ChildOf { child, parent });
         }
     }
@@ -369,7 +370,7 @@ fn insert_symbols(
         &["CAST(NULL AS INT64)"],
         symbols.to_vec(),
     )?;
-    stored.extend(symbols.iter().map(|s| s.id.clone()));
+    stored.extend(symbols.iter().map(|s| s.id.to_string()));
     Ok(())
 }
 
@@ -397,10 +398,10 @@ fn id_row(id: &str) -> ::kuzu::Value {
 /// Creates, with their id alone, the symbols among `ids` not stored yet.
 fn insert_bare_symbols<'a>(
     conn: &Connection<'_>,
-    ids: impl Iterator<Item = &'a String>,
+    ids: impl Iterator<Item = &'a str>,
     stored: &mut HashSet<String>,
 ) -> Result<()> {
-    let mut bare: Vec<&String> = ids.filter(|id| !stored.contains(*id)).collect();
+    let mut bare: Vec<&str> = ids.filter(|id| !stored.contains(*id)).collect();
     bare.sort_unstable();
     bare.dedup();
     let rows = bare.iter().map(|id| id_row(id)).collect();
@@ -410,7 +411,7 @@ fn insert_bare_symbols<'a>(
         "UNWIND $rows AS r MERGE (s:Symbol {id: r.id})",
         rows,
     )?;
-    stored.extend(bare.into_iter().cloned());
+    stored.extend(bare.into_iter().map(str::to_owned));
     Ok(())
 }
 
@@ -481,7 +482,7 @@ fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<Stri
             );
             by_text
                 .get(&key)
-                .and_then(|ids| ids.iter().find(|id| **id != m.to))
+                .and_then(|ids| ids.iter().find(|id| id.as_str() != &*m.to))
                 .cloned()
                 .unwrap_or_else(|| m.from.clone())
         };
@@ -506,9 +507,9 @@ fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<Stri
             marked.push(from);
             continue;
         }
-        let language = match created.get(m.to.as_str()) {
+        let language = match created.get(&*m.to) {
             Some(to) => to.language,
-            None => match languages.get(m.to.as_str()) {
+            None => match languages.get(&*m.to) {
                 Some(language) => language,
                 None => {
                     unusual.push((m, from));
@@ -519,8 +520,8 @@ fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<Stri
         created.insert(
             from,
             SymbolNode {
-                id: from.clone(),
-                path: m.old_path.clone(),
+                id: from.as_str().into(),
+                path: m.old_path.as_str().into(),
                 qualname: m.qualname.clone(),
                 name: m.name.clone(),
                 kind: m.kind,
@@ -572,7 +573,7 @@ fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<Stri
     let mut links: Vec<(&str, &str, &str)> = Vec::new();
     let mut at: HashMap<(&str, &str), usize> = HashMap::new();
     for (m, from) in moves.iter().zip(&froms) {
-        let key = (from.as_str(), m.to.as_str());
+        let key = (from.as_str(), &*m.to);
         match at.get(&key) {
             Some(&i) => links[i].2 = &m.sha,
             None => {
