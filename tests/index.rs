@@ -1334,6 +1334,73 @@ fn a_store_loaded_from_notes_equals_the_one_the_indexing_run_loaded() {
     );
 }
 
+/// A long run is diffed file by file, a short one commit by commit; both
+/// give the same notes, byte for byte, and the same store, on a history
+/// with renames, a move across files, a merge of an older branch, a
+/// comment-only edit and a change of language, on one thread or two and
+/// with the run cut into windows of two commits.
+#[test]
+fn a_history_diffed_file_by_file_equals_one_diffed_commit_by_commit() {
+    let (mut repo, _) = eventful_repo();
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write(
+        "src/Audit.cs",
+        "namespace Shop\n{\n    class Audit\n    {\n        void Log() { }\n    }\n}\n",
+    );
+    repo.commit("audit");
+    repo.write(
+        "src/Audit.cs",
+        "namespace Shop\n{\n    class Audit\n    {\n        void Log() { Flush(); }\n        void Flush() { }\n    }\n}\n",
+    );
+    repo.commit("audit flushes");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write(
+        "src/Invoicing.cs",
+        "// Copyright Shop.\nnamespace Shop\n{\n    class Billing\n    {\n        void Other() { }\n    }\n}\n",
+    );
+    repo.commit("licence header");
+    repo.write("src/calc.rs", "pub fn total(a: u32) -> u32 { a * 2 }\n");
+    repo.commit("calc");
+    repo.git(&["merge", "-q", "--no-ff", "side", "-m", "merge side"]);
+    repo.git(&["mv", "src/Invoicing.cs", "src/Ledger.cs"]);
+    repo.write(
+        "src/calc.rs",
+        "pub fn total(a: u32) -> u32 { a * 3 }\npub fn half(a: u32) -> u32 { a / 2 }\n",
+    );
+    repo.commit("rename invoicing, change calc");
+    repo.git(&["mv", "src/calc.rs", "src/Calc.cs"]);
+    repo.write(
+        "src/Calc.cs",
+        "namespace Shop\n{\n    class Calc\n    {\n        int Total(int a) { return a * 3; }\n    }\n}\n",
+    );
+    repo.commit("calc in C#");
+    let run = |env: &[(&str, &str)]| {
+        let clone = TestRepo::clone_of(repo.path(), 100);
+        common::succeeded(&clone.diffidx_env(&["index", "-q"], env));
+        let notes = clone.git(&["rev-parse", "refs/notes/diffidx^{tree}"]);
+        (notes, history_dump(&clone))
+    };
+    let (by_commit, by_commit_rows) = run(&[("DIFFIDX_BY_FILE", "never")]);
+    for env in [
+        &[("DIFFIDX_BY_FILE", "always")][..],
+        &[("DIFFIDX_BY_FILE", "always"), ("DIFFIDX_DIFF_THREADS", "1")],
+        &[
+            ("DIFFIDX_BY_FILE", "always"),
+            ("DIFFIDX_BY_FILE_WINDOW", "2"),
+        ],
+    ] {
+        let (notes, rows) = run(env);
+        assert_eq!(notes, by_commit, "notes trees, {env:?}");
+        assert_eq!(rows, by_commit_rows, "{env:?}");
+    }
+    // Not a history without changes: the notes say what moved.
+    let moves = by_commit_rows
+        .iter()
+        .filter(|l| l.starts_with("moved "))
+        .count();
+    assert!(moves >= 2, "{by_commit_rows:#?}");
+}
+
 /// A merge that resolves a modify/delete conflict by renaming the method
 /// keeps the addition (the branch that deleted it lacks both names) but
 /// not the deletion (the other parent had it): its note links the addition

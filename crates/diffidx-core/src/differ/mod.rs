@@ -6,6 +6,7 @@
 //! read and parsed once per process. [`parallel`] runs two of them over a
 //! history, sharing one cache.
 
+mod by_file;
 mod cache;
 pub mod parallel;
 

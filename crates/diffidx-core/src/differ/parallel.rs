@@ -15,6 +15,10 @@
 //! had a run of commits to itself (App-vNext/Polly: 1.1 s of 6.6 on each
 //! side). Each thread has its own [`SymbolDiffer`] (parsers, repository
 //! handle); the records are the same, byte for byte, as one differ's.
+//!
+//! A long run (a backfill) is loaded file by file instead (`super::by_file`):
+//! in commit order the cache must keep a tree of every file that changes
+//! again, most of a backfill's memory.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -56,14 +60,14 @@ pub struct Diffed {
 }
 
 impl Diffed {
-    fn of(differ: &mut SymbolDiffer<'_>) -> Diffed {
+    pub(super) fn of(differ: &mut SymbolDiffer<'_>) -> Diffed {
         Diffed {
             stats: differ.stats(),
             facts: differ.take_facts(),
         }
     }
 
-    fn and(mut self, other: Diffed) -> Diffed {
+    pub(super) fn and(mut self, other: Diffed) -> Diffed {
         self.stats = self.stats + other.stats;
         self.facts.extend(other.facts);
         self
@@ -76,6 +80,9 @@ impl Diffed {
 /// error stops the run after every earlier record was handed on. The parse
 /// of a blob in `facts_of` keeps its code-graph facts as well
 /// ([`SymbolDiffer::want_facts_of`]).
+///
+/// A run of 200 commits or more is diffed file by file, a window of commits
+/// at a time (`super::by_file`), with the same records.
 ///
 /// On two threads, one plans (diffs the trees of the next commits) and the
 /// other labels each commit in order once its files are loaded; both load
@@ -91,6 +98,9 @@ pub fn diff_commits(
     sink: &mut dyn FnMut(CommitRecord) -> bool,
 ) -> Result<Diffed> {
     let repo = shared.to_local();
+    if super::by_file::suits(&repo, commits.len()) {
+        return super::by_file::diff_commits(shared, options, commits, threads, facts_of, sink);
+    }
     if threads < 2 || repo.promisor_remote().is_some() {
         let mut differ = new_differ(&repo, options.clone(), &facts_of, None)?;
         for chunk in commits.chunks(PREFETCH) {
@@ -138,7 +148,7 @@ pub fn diff_commits(
 
 /// A differ that keeps the facts of `facts_of`, if any, with `cache` if
 /// given.
-fn new_differ<'r>(
+pub(super) fn new_differ<'r>(
     repo: &'r crate::git::Repo,
     options: DiffOptions,
     facts_of: &Option<Arc<HashSet<ObjectId>>>,
