@@ -34,10 +34,18 @@ use crate::git::hunks::diff_lines;
 use crate::git::{CommitInfo, Repo, SharedRepo};
 use crate::CommitRecord;
 
-/// Bytes the shared cache may hold: the version each thread just parsed,
-/// and room for a file renamed into another's place. Measured on Polly:
-/// 4 MiB parsed 206 more versions whole than 96 (of 11,750).
-const CACHE_BYTES: usize = 16 << 20;
+/// Bytes of syntax trees the shared cache may hold: the version each
+/// thread just parsed, and room for a file renamed into another's place.
+/// Measured on Polly: 4 MiB parsed 206 more versions whole than 96 (of
+/// 11,750, in one window).
+const TREE_BYTES: usize = 16 << 20;
+
+/// Bytes of texts and symbols the shared cache may hold. A file's first
+/// version in a window has the last one before it as its old side, which
+/// is then still here: with 8 MiB Polly parsed 792 of those again (12,619
+/// versions, 7.46-7.84 s), with 48 MiB none (11,827, 7.19-7.33 s), for
+/// 0-10 MiB more peak memory.
+const ENTRY_BYTES: usize = 48 << 20;
 
 /// What loading a history file by file needs to know of each commit: its
 /// tree pairs' changes, as ranges of one list in commit order.
@@ -73,7 +81,7 @@ pub(crate) fn diff_commits(
             ..options.clone()
         },
     )?;
-    let cache = SharedCache::new(CACHE_BYTES.min(options.cache_bytes));
+    let cache = SharedCache::with_budgets(ENTRY_BYTES, TREE_BYTES);
     let loading = Loading {
         shared,
         options,
@@ -81,7 +89,7 @@ pub(crate) fn diff_commits(
         cache: &cache,
         threads,
     };
-    let windows: Vec<&[CommitInfo]> = commits.chunks(window()).collect();
+    let windows = windows(commits, window());
     std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::sync_channel::<LoadedWindow>(0);
         let (facts_of, cache, windows, loading) = (&facts_of, &cache, &windows, &loading);
@@ -127,6 +135,33 @@ fn label_windows(
         labelled += 1;
     }
     Ok(labelled == windows.len())
+}
+
+/// `commits` cut into windows of at most `size` commits, the last ones
+/// smaller (a half, a quarter, an eighth of `size`): the labelling of the
+/// last window is the one that no loading hides, so it is kept short.
+fn windows(commits: &[CommitInfo], size: usize) -> Vec<&[CommitInfo]> {
+    let mut tail = Vec::new();
+    let mut end = commits.len();
+    let mut last = size / 8;
+    while last > 0 && last < size && end > last {
+        tail.push(&commits[end - last..end]);
+        end -= last;
+        last *= 2;
+    }
+    // The rest in full windows, the first of them taking what is left over.
+    let head = &commits[..end];
+    let first = match head.len() % size {
+        0 => size.min(head.len()),
+        short => short,
+    };
+    let mut windows = Vec::new();
+    if !head.is_empty() {
+        windows.push(&head[..first]);
+        windows.extend(head[first..].chunks(size));
+    }
+    windows.extend(tail.into_iter().rev());
+    windows
 }
 
 /// [`WINDOW`], or `DIFFIDX_BY_FILE_WINDOW` (for tests).
@@ -452,3 +487,36 @@ pub(crate) fn suits(repo: &Repo, commits: usize) -> bool {
 
 /// Runs at least this long are diffed file by file.
 const FROM_COMMITS: usize = 200;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizes(total: usize, size: usize) -> Vec<usize> {
+        let commits: Vec<CommitInfo> = (0..total)
+            .map(|i| CommitInfo {
+                id: ObjectId::null(gix::hash::Kind::Sha1),
+                tree: ObjectId::null(gix::hash::Kind::Sha1),
+                parents: Vec::new(),
+                time: i as i64,
+                date: String::new(),
+                author: String::new(),
+                subject: String::new(),
+            })
+            .collect();
+        windows(&commits, size).iter().map(|w| w.len()).collect()
+    }
+
+    #[test]
+    fn windows_cover_the_run_in_order_and_end_short() {
+        assert_eq!(sizes(2942, 1000), [67, 1000, 1000, 500, 250, 125]);
+        assert_eq!(
+            sizes(5000, 1000),
+            [125, 1000, 1000, 1000, 1000, 500, 250, 125]
+        );
+        assert_eq!(sizes(300, 1000), [175, 125]);
+        assert_eq!(sizes(1000, 1000), [125, 500, 250, 125]);
+        assert_eq!(sizes(5, 2), [1, 2, 2]);
+        assert_eq!(sizes(0, 1000), Vec::<usize>::new());
+    }
+}

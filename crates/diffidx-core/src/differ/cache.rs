@@ -39,8 +39,14 @@ pub(crate) struct LoadClaim<'c> {
 impl SharedCache {
     /// A cache that holds about `budget` bytes (see [`BlobCache`]).
     pub(crate) fn new(budget: usize) -> Arc<SharedCache> {
+        SharedCache::with_budgets(budget / 2, budget)
+    }
+
+    /// A cache whose texts and symbols take about `entries` bytes and whose
+    /// syntax trees take about `trees` (see [`BlobCache`]).
+    pub(crate) fn with_budgets(entries: usize, trees: usize) -> Arc<SharedCache> {
         Arc::new(SharedCache {
-            blobs: Mutex::new(BlobCache::new(budget)),
+            blobs: Mutex::new(BlobCache::new(entries, trees)),
             loaded: Condvar::new(),
         })
     }
@@ -120,12 +126,13 @@ impl Drop for LoadClaim<'_> {
 }
 
 /// Parsed blobs by (blob id, language), evicting the least recently used half
-/// when the text and symbols they hold pass half the byte budget.
+/// when the text and symbols they hold pass their budget (in commit order,
+/// half the cache's).
 ///
 /// Syntax trees are kept apart, for the latest version parsed at each path
 /// only (the base the next version of that file is parsed from
-/// incrementally), and within the whole budget, the least recently used
-/// dropped first: a tree takes about 18 times its text (measured on
+/// incrementally), and within a budget of their own (in commit order, the
+/// whole cache's), the least recently used dropped first: a tree takes about 18 times its text (measured on
 /// App-vNext/Polly, where the trees of every version once held most of a
 /// backfill's heap). Trees get the larger share because a version whose
 /// base lost its tree is parsed whole, four times slower than an
@@ -148,7 +155,7 @@ struct BlobCache {
 }
 
 impl BlobCache {
-    fn new(budget: usize) -> BlobCache {
+    fn new(budget: usize, tree_budget: usize) -> BlobCache {
         BlobCache {
             entries: HashMap::new(),
             trees: HashMap::new(),
@@ -156,9 +163,9 @@ impl BlobCache {
             dropped: Vec::new(),
             clock: 0,
             bytes: 0,
-            budget: budget / 2,
+            budget,
             tree_bytes: 0,
-            tree_budget: budget,
+            tree_budget,
         }
     }
 
