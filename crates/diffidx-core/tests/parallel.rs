@@ -1,6 +1,7 @@
 //! Diffing a history on two threads, which share the files of each commit
 //! and one cache, gives the same records as one differ, commit for commit:
 //! moves between files, renames, deletions, a merge and an unreadable file.
+//! So does diffing it file by file, in windows of commits.
 
 mod common;
 
@@ -9,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use common::git;
-use diffidx_core::differ::parallel::{diff_commits, Diffed};
+use diffidx_core::differ::{by_file, parallel, Diffed};
 use diffidx_core::git::{CommitInfo, Repo};
 use diffidx_core::{CommitRecord, DiffOptions, Language, SymbolDiffer};
 
@@ -114,20 +115,46 @@ fn commits(repo: &Repo, dir: &Path) -> Vec<CommitInfo> {
         .collect()
 }
 
-/// `commits` diffed on two threads with the default options.
+/// How a run is diffed: in commit order (the history is shorter than a
+/// run that goes file by file), or file by file in windows of this many
+/// commits.
+#[derive(Debug, Clone, Copy)]
+enum Order {
+    ByCommit,
+    ByFile(usize),
+}
+
+/// Every order a test runs: windows of 7 commits cut the history in several.
+const ORDERS: [Order; 3] = [Order::ByCommit, Order::ByFile(1000), Order::ByFile(7)];
+
+/// `commits` diffed in `order` on `threads` with the default options.
+fn diff_commits(
+    order: Order,
+    repo: &Repo,
+    commits: &[CommitInfo],
+    threads: usize,
+    facts_of: Option<Arc<HashSet<gix::ObjectId>>>,
+    sink: &mut dyn FnMut(CommitRecord) -> bool,
+) -> diffidx_core::Result<Diffed> {
+    let (shared, options) = (repo.share(), DiffOptions::default());
+    match order {
+        Order::ByCommit => {
+            parallel::diff_commits(&shared, &options, commits, threads, facts_of, sink)
+        }
+        Order::ByFile(window) => {
+            by_file::diff_commits(&shared, &options, commits, threads, window, facts_of, sink)
+        }
+    }
+}
+
+/// `commits` diffed in `order` on two threads.
 fn on_two_threads(
+    order: Order,
     repo: &Repo,
     commits: &[CommitInfo],
     sink: &mut dyn FnMut(CommitRecord) -> bool,
 ) -> diffidx_core::Result<Diffed> {
-    diff_commits(
-        &repo.share(),
-        &DiffOptions::default(),
-        commits,
-        2,
-        None,
-        sink,
-    )
+    diff_commits(order, repo, commits, 2, None, sink)
 }
 
 /// What a record says, in a form that compares.
@@ -162,20 +189,27 @@ fn two_threads_make_the_records_one_differ_makes() {
         .count();
     assert!(moves >= 5, "only {moves} commits with moves");
 
-    let mut got = Vec::new();
-    let stats = on_two_threads(&repo, &commits, &mut |r| {
-        got.push(summary(&r));
-        true
-    })
-    .unwrap()
-    .stats;
-    assert_eq!(got.len(), expected.len());
-    for (i, (got, expected)) in got.iter().zip(&expected).enumerate() {
-        assert_eq!(got, expected, "commit {i}");
+    for order in ORDERS {
+        for threads in [1, 2] {
+            let mut got = Vec::new();
+            let stats = diff_commits(order, &repo, &commits, threads, None, &mut |r| {
+                got.push(summary(&r));
+                true
+            })
+            .unwrap()
+            .stats;
+            assert_eq!(got.len(), expected.len(), "{order:?}, {threads}");
+            for (i, (got, expected)) in got.iter().zip(&expected).enumerate() {
+                assert_eq!(got, expected, "commit {i}, {order:?}, {threads}");
+            }
+            // One cache: in commit order each file version is parsed once,
+            // as by one differ (a version one thread is parsing is waited
+            // for by the other).
+            if let (Order::ByCommit, 2) = (order, threads) {
+                assert_eq!(stats.blobs.parsed, one.stats().blobs.parsed);
+            }
+        }
     }
-    // One cache: each file version is parsed once, as by one differ (a
-    // version one thread is parsing is waited for by the other).
-    assert_eq!(stats.blobs.parsed, one.stats().blobs.parsed);
 }
 
 /// A commit whose tree cannot be read stops the run with its error, after
@@ -189,14 +223,19 @@ fn a_failed_commit_ends_the_run_after_the_records_before_it() {
     let broken = 20;
     commits[broken].tree =
         gix::ObjectId::from_hex(b"0123456789012345678901234567890123456789").unwrap();
-    let mut seen = Vec::new();
-    let result = on_two_threads(&repo, &commits, &mut |r| {
-        seen.push(r.info.id);
-        true
-    });
-    assert!(result.is_err(), "the broken commit's tree was read");
-    let before: Vec<_> = commits[..broken].iter().map(|c| c.id).collect();
-    assert_eq!(seen, before);
+    for order in ORDERS {
+        let mut seen = Vec::new();
+        let result = on_two_threads(order, &repo, &commits, &mut |r| {
+            seen.push(r.info.id);
+            true
+        });
+        assert!(
+            result.is_err(),
+            "the broken commit's tree was read ({order:?})"
+        );
+        let before: Vec<_> = commits[..broken].iter().map(|c| c.id).collect();
+        assert_eq!(seen, before, "{order:?}");
+    }
 }
 
 #[test]
@@ -205,13 +244,15 @@ fn a_sink_that_stops_ends_the_run() {
     history(dir.path());
     let repo = Repo::discover(dir.path()).unwrap();
     let commits = commits(&repo, dir.path());
-    let mut seen = 0;
-    on_two_threads(&repo, &commits, &mut |_| {
-        seen += 1;
-        seen < 10
-    })
-    .unwrap();
-    assert_eq!(seen, 10);
+    for order in ORDERS {
+        let mut seen = 0;
+        on_two_threads(order, &repo, &commits, &mut |_| {
+            seen += 1;
+            seen < 10
+        })
+        .unwrap();
+        assert_eq!(seen, 10, "{order:?}");
+    }
 }
 
 /// The files of the last commit, parsed during the walk, keep their
@@ -233,28 +274,21 @@ fn the_walk_keeps_the_graph_facts_of_the_last_trees_files() {
         .collect();
     let wanted: HashSet<_> = files.iter().map(|f| f.blob).collect();
 
-    let walk = |facts_of: Option<Arc<HashSet<_>>>, threads: usize| {
+    let walk = |order: Order, facts_of: Option<Arc<HashSet<_>>>, threads: usize| {
         let mut records = Vec::new();
-        let diffed = diff_commits(
-            &repo.share(),
-            &DiffOptions::default(),
-            &commits,
-            threads,
-            facts_of,
-            &mut |r| {
-                records.push(summary(&r));
-                true
-            },
-        )
+        let diffed = diff_commits(order, &repo, &commits, threads, facts_of, &mut |r| {
+            records.push(summary(&r));
+            true
+        })
         .unwrap();
         (records, diffed.facts)
     };
-    let (plain, none) = walk(None, 2);
+    let (plain, none) = walk(Order::ByCommit, None, 2);
     assert!(none.is_empty());
     let mut alone = SymbolDiffer::new(&repo, DiffOptions::default()).unwrap();
-    for threads in [1, 2] {
-        let (records, facts) = walk(Some(Arc::new(wanted.clone())), threads);
-        assert_eq!(records, plain, "{threads} thread(s)");
+    for (order, threads) in ORDERS.into_iter().flat_map(|o| [(o, 1), (o, 2)]) {
+        let (records, facts) = walk(order, Some(Arc::new(wanted.clone())), threads);
+        assert_eq!(records, plain, "{order:?}, {threads} thread(s)");
         let mut readable = 0;
         for file in &files {
             let language = Language::from_path(&file.path).unwrap();

@@ -27,8 +27,9 @@ use std::sync::Arc;
 use gix::ObjectId;
 
 use super::cache::SharedCache;
-use super::parallel::{new_differ, Diffed};
-use super::{record_of, DiffOptions, FileChange, LoadedChange, ParsedBlob, Side, SymbolDiffer};
+use super::{
+    record_of, DiffOptions, Diffed, FileChange, LoadedChange, ParsedBlob, Side, SymbolDiffer,
+};
 use crate::error::{Error, Result};
 use crate::git::hunks::diff_lines;
 use crate::git::{CommitInfo, Repo, SharedRepo};
@@ -56,19 +57,20 @@ struct Plan {
     commits: Vec<Result<Vec<Range<usize>>>>,
 }
 
-/// Diffs `commits` file by file (see the module's doc), a window of
-/// commits at a time, and hands each record to `sink` in order (false
+/// Diffs `commits` file by file (see the module's doc), `window` commits
+/// at a time (the last windows shorter), and hands each record to `sink` in order (false
 /// stops the run). An error stops the run after every earlier record was
 /// handed on.
 ///
 /// A loading thread plans and loads each window, with a helper when
 /// `threads` allows; the calling thread labels a window while the next one
 /// loads, so at most two windows' sides are held.
-pub(crate) fn diff_commits(
+pub fn diff_commits(
     shared: &SharedRepo,
     options: &DiffOptions,
     commits: &[CommitInfo],
     threads: usize,
+    window: usize,
     facts_of: Option<Arc<HashSet<ObjectId>>>,
     sink: &mut dyn FnMut(CommitRecord) -> bool,
 ) -> Result<Diffed> {
@@ -89,13 +91,13 @@ pub(crate) fn diff_commits(
         cache: &cache,
         threads,
     };
-    let windows = windows(commits, window());
+    let windows = windows(commits, window.max(1));
     std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::sync_channel::<LoadedWindow>(0);
         let (facts_of, cache, windows, loading) = (&facts_of, &cache, &windows, &loading);
         let loader = spawn(scope, move || {
             let repo = shared.to_local();
-            let mut differ = new_differ(&repo, options.clone(), facts_of, Some(cache))?;
+            let mut differ = SymbolDiffer::for_run(&repo, options.clone(), facts_of, Some(cache))?;
             let mut helped = Diffed::default();
             for commits in windows {
                 let (window, diffed) = loading.load(&mut differ, commits)?;
@@ -164,8 +166,8 @@ fn windows(commits: &[CommitInfo], size: usize) -> Vec<&[CommitInfo]> {
     windows
 }
 
-/// [`WINDOW`], or `DIFFIDX_BY_FILE_WINDOW` (for tests).
-fn window() -> usize {
+/// [`WINDOW`], or `DIFFIDX_BY_FILE_WINDOW`.
+pub(crate) fn window() -> usize {
     std::env::var("DIFFIDX_BY_FILE_WINDOW")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -213,7 +215,7 @@ impl Loading<'_> {
         // Work on a second thread, with a differ of its own.
         let in_helper = |work: &mut dyn FnMut(&mut SymbolDiffer<'_>)| -> Result<Diffed> {
             let repo = shared.to_local();
-            let mut differ = new_differ(&repo, options.clone(), facts_of, Some(cache))?;
+            let mut differ = SymbolDiffer::for_run(&repo, options.clone(), facts_of, Some(cache))?;
             work(&mut differ);
             Ok(Diffed::of(&mut differ))
         };
@@ -474,7 +476,7 @@ fn without_texts((old, new): (Option<Side>, Option<Side>)) -> (Option<Side>, Opt
 /// not in a partial clone (whose missing blobs are fetched a commit range
 /// at a time, in commit order). `DIFFIDX_BY_FILE` (`always`, `never`)
 /// overrides the length, for tests.
-pub(crate) fn suits(repo: &Repo, commits: usize) -> bool {
+pub fn suits(repo: &Repo, commits: usize) -> bool {
     if repo.promisor_remote().is_some() {
         return false;
     }

@@ -6,7 +6,7 @@
 //! read and parsed once per process. [`parallel`] runs two of them over a
 //! history, sharing one cache.
 
-mod by_file;
+pub mod by_file;
 mod cache;
 pub mod parallel;
 
@@ -155,6 +155,30 @@ pub struct SymbolDiffer<'r> {
     pub stats: DiffStats,
 }
 
+/// What a run of [`parallel::diff_commits`] did, and the facts it kept.
+#[derive(Default)]
+pub struct Diffed {
+    /// What the differs did, added up.
+    pub stats: DiffStats,
+    /// The code-graph facts of the wanted blobs the run parsed.
+    pub facts: ParsedFacts,
+}
+
+impl Diffed {
+    fn of(differ: &mut SymbolDiffer<'_>) -> Diffed {
+        Diffed {
+            stats: differ.stats(),
+            facts: differ.take_facts(),
+        }
+    }
+
+    fn and(mut self, other: Diffed) -> Diffed {
+        self.stats = self.stats + other.stats;
+        self.facts.extend(other.facts);
+        self
+    }
+}
+
 /// Code-graph facts of blobs the differ parsed, by blob and language.
 pub type ParsedFacts = HashMap<(ObjectId, Language), crate::codegraph::FileFacts>;
 
@@ -274,6 +298,24 @@ impl<'r> SymbolDiffer<'r> {
             facts_found: ParsedFacts::new(),
             stats: DiffStats::default(),
         })
+    }
+
+    /// A differ of one run's threads: sharing `cache` if given, and keeping
+    /// the facts of `facts_of`, if any ([`want_facts_of`](Self::want_facts_of)).
+    fn for_run(
+        repo: &'r Repo,
+        options: DiffOptions,
+        facts_of: &Option<Arc<HashSet<ObjectId>>>,
+        cache: Option<&Arc<cache::SharedCache>>,
+    ) -> Result<Self> {
+        let mut differ = match cache {
+            Some(cache) => SymbolDiffer::with_cache(repo, options, Arc::clone(cache))?,
+            None => SymbolDiffer::new(repo, options)?,
+        };
+        if let Some(blobs) = facts_of {
+            differ.want_facts_of(Arc::clone(blobs));
+        }
+        Ok(differ)
     }
 
     /// Makes the parse of any of `blobs` give its code-graph facts as well,

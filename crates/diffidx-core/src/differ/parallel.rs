@@ -26,10 +26,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use gix::ObjectId;
 
 use super::cache::SharedCache;
-use super::{
-    record_of, DiffOptions, DiffStats, FileChange, LoadedChange, ParsedFacts, SymbolDiffer,
-    TreePair,
-};
+use super::{record_of, DiffOptions, Diffed, FileChange, LoadedChange, SymbolDiffer, TreePair};
 use crate::error::{Error, Result};
 use crate::git::{CommitInfo, SharedRepo};
 use crate::CommitRecord;
@@ -49,30 +46,6 @@ const FILES_AHEAD: usize = 4096;
 /// commit rather than load one: the labelling thread never runs dry, and
 /// planning runs no further ahead than that.
 const TAKE_AHEAD: usize = 32;
-
-/// What a run of [`diff_commits`] did, and the facts it kept.
-#[derive(Default)]
-pub struct Diffed {
-    /// What the differs did, added up.
-    pub stats: DiffStats,
-    /// The code-graph facts of the wanted blobs the run parsed.
-    pub facts: ParsedFacts,
-}
-
-impl Diffed {
-    pub(super) fn of(differ: &mut SymbolDiffer<'_>) -> Diffed {
-        Diffed {
-            stats: differ.stats(),
-            facts: differ.take_facts(),
-        }
-    }
-
-    pub(super) fn and(mut self, other: Diffed) -> Diffed {
-        self.stats = self.stats + other.stats;
-        self.facts.extend(other.facts);
-        self
-    }
-}
 
 /// Diffs `commits` in order and hands each record to `sink`, which returns
 /// false to stop early. On two `threads` if asked, except in a partial clone
@@ -99,10 +72,13 @@ pub fn diff_commits(
 ) -> Result<Diffed> {
     let repo = shared.to_local();
     if super::by_file::suits(&repo, commits.len()) {
-        return super::by_file::diff_commits(shared, options, commits, threads, facts_of, sink);
+        let window = super::by_file::window();
+        return super::by_file::diff_commits(
+            shared, options, commits, threads, window, facts_of, sink,
+        );
     }
     if threads < 2 || repo.promisor_remote().is_some() {
-        let mut differ = new_differ(&repo, options.clone(), &facts_of, None)?;
+        let mut differ = SymbolDiffer::for_run(&repo, options.clone(), &facts_of, None)?;
         for chunk in commits.chunks(PREFETCH) {
             differ.prefetch(chunk)?;
             for commit in chunk {
@@ -124,7 +100,8 @@ pub fn diff_commits(
                 // However it ends, the labelling thread must not wait for it.
                 let _done = board.on_drop(|plan| plan.planner_done = true);
                 let repo = shared.to_local();
-                let differ = new_differ(&repo, options.clone(), &planner_facts, Some(cache))?;
+                let differ =
+                    SymbolDiffer::for_run(&repo, options.clone(), &planner_facts, Some(cache))?;
                 plan_and_load(differ, commits, board)
             })
             .map_err(|e| Error::Thread {
@@ -133,7 +110,7 @@ pub fn diff_commits(
             })?;
         let labelled = {
             let _stop = board.on_drop(|plan| plan.stop = true);
-            new_differ(&repo, options.clone(), &facts_of, Some(cache))
+            SymbolDiffer::for_run(&repo, options.clone(), &facts_of, Some(cache))
                 .and_then(|differ| label_in_order(differ, commits, board, sink))
         };
         let planned = match planner.join() {
@@ -144,24 +121,6 @@ pub fn diff_commits(
         let planned = planned?;
         Ok(labelled?.and(planned))
     })
-}
-
-/// A differ that keeps the facts of `facts_of`, if any, with `cache` if
-/// given.
-pub(super) fn new_differ<'r>(
-    repo: &'r crate::git::Repo,
-    options: DiffOptions,
-    facts_of: &Option<Arc<HashSet<ObjectId>>>,
-    cache: Option<&Arc<SharedCache>>,
-) -> Result<SymbolDiffer<'r>> {
-    let mut differ = match cache {
-        Some(cache) => SymbolDiffer::with_cache(repo, options, Arc::clone(cache))?,
-        None => SymbolDiffer::new(repo, options)?,
-    };
-    if let Some(blobs) = facts_of {
-        differ.want_facts_of(Arc::clone(blobs));
-    }
-    Ok(differ)
 }
 
 /// The commits planned and not yet labelled, shared by the two threads.

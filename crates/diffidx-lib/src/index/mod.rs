@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use diffidx_core::differ::parallel::Diffed;
+use diffidx_core::differ::Diffed;
 use diffidx_core::differ::{BlobCounts, DiffStats};
 use diffidx_core::git::notes::Notes;
 use diffidx_core::git::Repo;
