@@ -92,6 +92,18 @@ fn eventful_repo() -> (TestRepo, Vec<String>) {
     (repo, shas)
 }
 
+/// A branch `side` off the current commit with a class of its own, `main`
+/// checked out again: merged later, it is older than the main line.
+fn side_branch(repo: &mut TestRepo) {
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write(
+        "src/Audit.cs",
+        "namespace Shop\n{\n    class Audit\n    {\n        void Log() { }\n    }\n}\n",
+    );
+    repo.commit("audit");
+    repo.git(&["checkout", "-q", "main"]);
+}
+
 #[test]
 fn notes_equal_show_json_and_reindexing_is_a_no_op() {
     let (repo, shas) = eventful_repo();
@@ -1287,13 +1299,7 @@ fn a_history_loaded_commit_by_commit_equals_one_loaded_at_once() {
 #[test]
 fn a_store_loaded_from_notes_equals_the_one_the_indexing_run_loaded() {
     let (mut repo, _) = eventful_repo();
-    repo.git(&["checkout", "-q", "-b", "side"]);
-    repo.write(
-        "src/Audit.cs",
-        "namespace Shop\n{\n    class Audit\n    {\n        void Log() { }\n    }\n}\n",
-    );
-    repo.commit("audit");
-    repo.git(&["checkout", "-q", "main"]);
+    side_branch(&mut repo);
     // A licence header: no symbol changes, but every line moves.
     repo.write(
         "src/Invoicing.cs",
@@ -1342,12 +1348,8 @@ fn a_store_loaded_from_notes_equals_the_one_the_indexing_run_loaded() {
 #[test]
 fn a_history_diffed_file_by_file_equals_one_diffed_commit_by_commit() {
     let (mut repo, _) = eventful_repo();
-    repo.git(&["checkout", "-q", "-b", "side"]);
-    repo.write(
-        "src/Audit.cs",
-        "namespace Shop\n{\n    class Audit\n    {\n        void Log() { }\n    }\n}\n",
-    );
-    repo.commit("audit");
+    side_branch(&mut repo);
+    repo.git(&["checkout", "-q", "side"]);
     repo.write(
         "src/Audit.cs",
         "namespace Shop\n{\n    class Audit\n    {\n        void Log() { Flush(); }\n        void Flush() { }\n    }\n}\n",

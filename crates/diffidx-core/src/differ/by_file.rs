@@ -28,7 +28,8 @@ use gix::ObjectId;
 
 use super::cache::SharedCache;
 use super::{
-    record_of, DiffOptions, Diffed, FileChange, LoadedChange, ParsedBlob, Side, SymbolDiffer,
+    join, record_of, spawn, DiffOptions, Diffed, FileChange, LoadedChange, ParsedBlob, Side,
+    SymbolDiffer,
 };
 use crate::error::{Error, Result};
 use crate::git::hunks::diff_lines;
@@ -95,7 +96,7 @@ pub fn diff_commits(
     std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::sync_channel::<LoadedWindow>(0);
         let (facts_of, cache, windows, loading) = (&facts_of, &cache, &windows, &loading);
-        let loader = spawn(scope, move || {
+        let loader = spawn(scope, "diffidx-parse", move || -> Result<Diffed> {
             let repo = shared.to_local();
             let mut differ = SymbolDiffer::for_run(&repo, options.clone(), facts_of, Some(cache))?;
             let mut helped = Diffed::default();
@@ -204,74 +205,28 @@ impl Loading<'_> {
         differ: &mut SymbolDiffer<'_>,
         commits: &[CommitInfo],
     ) -> Result<(LoadedWindow, Diffed)> {
-        let Loading {
-            shared,
-            options,
-            facts_of,
-            cache,
-            threads,
-        } = *self;
-        let mut helped = Diffed::default();
-        // Work on a second thread, with a differ of its own.
-        let in_helper = |work: &mut dyn FnMut(&mut SymbolDiffer<'_>)| -> Result<Diffed> {
-            let repo = shared.to_local();
-            let mut differ = SymbolDiffer::for_run(&repo, options.clone(), facts_of, Some(cache))?;
-            work(&mut differ);
-            Ok(Diffed::of(&mut differ))
-        };
-        let two = threads >= 2 && commits.len() >= 2;
+        let two = self.threads >= 2 && commits.len() >= 2;
         // The trees of the second half are diffed beside the first's.
         let half = if two {
             commits.len() / 2
         } else {
             commits.len()
         };
-        let (mut plan, later) = std::thread::scope(|scope| -> Result<(Plan, Option<Plan>)> {
-            let second = two
-                .then(|| {
-                    spawn(scope, || {
-                        let mut later = Plan::empty();
-                        let diffed =
-                            in_helper(&mut |helper| later = plan(helper, &commits[half..]))?;
-                        Ok((later, diffed))
-                    })
-                })
-                .transpose()?;
-            let first = plan(differ, &commits[..half]);
-            match second {
-                Some(second) => {
-                    let (later, diffed) = join(second)?;
-                    helped = std::mem::take(&mut helped).and(diffed);
-                    Ok((first, Some(later)))
-                }
-                None => Ok((first, None)),
-            }
-        })?;
+        let (mut plan, later, planned) = self.beside(
+            two,
+            differ,
+            |differ| plan(differ, &commits[..half]),
+            |helper| plan(helper, &commits[half..]),
+        )?;
         // After a commit that failed nothing is labelled, so nothing is loaded.
         if let Some(later) = later.filter(|_| plan.commits.iter().all(Result::is_ok)) {
             plan.append(later);
         }
         let groups = groups(&plan);
         let next = AtomicUsize::new(0);
-        let loaded = std::thread::scope(|scope| -> Result<_> {
-            let theirs = two
-                .then(|| {
-                    spawn(scope, || {
-                        let mut loaded = Vec::new();
-                        let diffed =
-                            in_helper(&mut |helper| loaded = load(helper, &plan, &next, &groups))?;
-                        Ok((loaded, diffed))
-                    })
-                })
-                .transpose()?;
-            let mut loaded = load(differ, &plan, &next, &groups);
-            if let Some(theirs) = theirs {
-                let (theirs, diffed) = join(theirs)?;
-                helped = std::mem::take(&mut helped).and(diffed);
-                loaded.extend(theirs);
-            }
-            Ok(loaded)
-        })?;
+        let each = |differ: &mut SymbolDiffer<'_>| load(differ, &plan, &next, &groups);
+        let (mut loaded, theirs, helped) = self.beside(two, differ, each, each)?;
+        loaded.extend(theirs.into_iter().flatten());
         let mut slots: Vec<Option<Result<LoadedChange>>> =
             plan.changes.iter().map(|_| None).collect();
         for (at, change) in loaded {
@@ -296,7 +251,44 @@ impl Loading<'_> {
                 })
             })
             .collect();
-        Ok((LoadedWindow { commits }, helped))
+        Ok((LoadedWindow { commits }, planned.and(helped)))
+    }
+
+    /// Runs `mine` with `differ` and, if `two`, `theirs` at the same time
+    /// on a second thread with a differ of its own: both results, and what
+    /// the second thread's differ did.
+    fn beside<T: Send>(
+        &self,
+        two: bool,
+        differ: &mut SymbolDiffer<'_>,
+        mine: impl FnOnce(&mut SymbolDiffer<'_>) -> T,
+        theirs: impl FnOnce(&mut SymbolDiffer<'_>) -> T + Send,
+    ) -> Result<(T, Option<T>, Diffed)> {
+        std::thread::scope(|scope| {
+            let helper = two
+                .then(|| {
+                    spawn(scope, "diffidx-parse", || -> Result<(T, Diffed)> {
+                        let repo = self.shared.to_local();
+                        let mut helper = SymbolDiffer::for_run(
+                            &repo,
+                            self.options.clone(),
+                            self.facts_of,
+                            Some(self.cache),
+                        )?;
+                        let result = theirs(&mut helper);
+                        Ok((result, Diffed::of(&mut helper)))
+                    })
+                })
+                .transpose()?;
+            let own = mine(differ);
+            match helper {
+                Some(helper) => {
+                    let (result, diffed) = join(helper)?;
+                    Ok((own, Some(result), diffed))
+                }
+                None => Ok((own, None, Diffed::default())),
+            }
+        })
     }
 }
 
@@ -320,27 +312,6 @@ impl LoadedWindow {
             }
         }
         Ok(true)
-    }
-}
-
-/// A scoped thread of this module, named.
-fn spawn<'scope, T: Send + 'scope>(
-    scope: &'scope std::thread::Scope<'scope, '_>,
-    work: impl FnOnce() -> Result<T> + Send + 'scope,
-) -> Result<std::thread::ScopedJoinHandle<'scope, Result<T>>> {
-    std::thread::Builder::new()
-        .name("diffidx-parse".into())
-        .spawn_scoped(scope, work)
-        .map_err(|e| Error::Thread {
-            name: "diffidx-parse".into(),
-            reason: e.to_string(),
-        })
-}
-
-fn join<T>(handle: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
-    match handle.join() {
-        Ok(result) => result,
-        Err(panic) => std::panic::resume_unwind(panic),
     }
 }
 

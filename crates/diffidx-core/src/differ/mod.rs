@@ -179,6 +179,30 @@ impl Diffed {
     }
 }
 
+/// A scoped thread of a run's differ, named `name`; a thread that cannot be
+/// started is an error.
+fn spawn<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    name: &str,
+    work: impl FnOnce() -> T + Send + 'scope,
+) -> Result<std::thread::ScopedJoinHandle<'scope, T>> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn_scoped(scope, work)
+        .map_err(|e| Error::Thread {
+            name: name.into(),
+            reason: e.to_string(),
+        })
+}
+
+/// What a scoped thread returned; its panic goes on in the caller.
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    match handle.join() {
+        Ok(result) => result,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
 /// Code-graph facts of blobs the differ parsed, by blob and language.
 pub type ParsedFacts = HashMap<(ObjectId, Language), crate::codegraph::FileFacts>;
 

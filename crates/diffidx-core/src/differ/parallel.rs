@@ -26,7 +26,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use gix::ObjectId;
 
 use super::cache::SharedCache;
-use super::{record_of, DiffOptions, Diffed, FileChange, LoadedChange, SymbolDiffer, TreePair};
+use super::{
+    join, record_of, spawn, DiffOptions, Diffed, FileChange, LoadedChange, SymbolDiffer, TreePair,
+};
 use crate::error::{Error, Result};
 use crate::git::{CommitInfo, SharedRepo};
 use crate::CommitRecord;
@@ -94,31 +96,21 @@ pub fn diff_commits(
     std::thread::scope(|scope| {
         let (board, cache) = (&board, &cache);
         let planner_facts = facts_of.clone();
-        let planner = std::thread::Builder::new()
-            .name("diffidx-parse".into())
-            .spawn_scoped(scope, move || -> Result<Diffed> {
-                // However it ends, the labelling thread must not wait for it.
-                let _done = board.on_drop(|plan| plan.planner_done = true);
-                let repo = shared.to_local();
-                let differ =
-                    SymbolDiffer::for_run(&repo, options.clone(), &planner_facts, Some(cache))?;
-                plan_and_load(differ, commits, board)
-            })
-            .map_err(|e| Error::Thread {
-                name: "diffidx-parse".into(),
-                reason: e.to_string(),
-            })?;
+        let planner = spawn(scope, "diffidx-parse", move || -> Result<Diffed> {
+            // However it ends, the labelling thread must not wait for it.
+            let _done = board.on_drop(|plan| plan.planner_done = true);
+            let repo = shared.to_local();
+            let differ =
+                SymbolDiffer::for_run(&repo, options.clone(), &planner_facts, Some(cache))?;
+            plan_and_load(differ, commits, board)
+        })?;
         let labelled = {
             let _stop = board.on_drop(|plan| plan.stop = true);
             SymbolDiffer::for_run(&repo, options.clone(), &facts_of, Some(cache))
                 .and_then(|differ| label_in_order(differ, commits, board, sink))
         };
-        let planned = match planner.join() {
-            Ok(planned) => planned,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
         // The planner's own failure explains the labeller's.
-        let planned = planned?;
+        let planned = join(planner)?;
         Ok(labelled?.and(planned))
     })
 }
@@ -452,31 +444,22 @@ pub fn file_facts(
     let shared = differ.repo.share();
     let options = differ.options.clone();
     std::thread::scope(|scope| {
-        let helper = std::thread::Builder::new()
-            .name("diffidx-facts".into())
-            .spawn_scoped(scope, move || -> Result<Vec<_>> {
-                let repo = shared.to_local();
-                let mut helper = SymbolDiffer::new(&repo, options)?;
-                files
-                    .iter()
-                    .skip(1)
-                    .step_by(2)
-                    .map(|f| helper.file_facts(f.blob, &f.path))
-                    .collect()
-            })
-            .map_err(|e| Error::Thread {
-                name: "diffidx-facts".into(),
-                reason: e.to_string(),
-            })?;
+        let helper = spawn(scope, "diffidx-facts", move || -> Result<Vec<_>> {
+            let repo = shared.to_local();
+            let mut helper = SymbolDiffer::new(&repo, options)?;
+            files
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .map(|f| helper.file_facts(f.blob, &f.path))
+                .collect()
+        })?;
         let own: Result<Vec<_>> = files
             .iter()
             .step_by(2)
             .map(|f| differ.file_facts(f.blob, &f.path))
             .collect();
-        let theirs = match helper.join() {
-            Ok(theirs) => theirs,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
+        let theirs = join(helper);
         let (own, theirs) = (own?, theirs?);
         let mut facts = Vec::with_capacity(files.len());
         let mut theirs = theirs.into_iter();
