@@ -71,6 +71,54 @@ fn a_batch_is_one_notes_commit_that_git_can_read() {
     ));
 }
 
+/// Packed notes are held compressed until their notes commit, and read
+/// back meanwhile; git then reads them from one pack, not loose objects.
+#[test]
+fn packed_notes_read_back_before_and_after_their_commit() {
+    let (dir, shas) = repo_with_commits(3);
+    let repo = Repo::discover(dir.path()).unwrap();
+    let mut notes = repo.notes().unwrap();
+    notes.pack_writes();
+    let long = format!("{{\"note\":\"{}\"}}\n", "x".repeat(5000));
+    let ids: Vec<_> = shas
+        .iter()
+        .map(|sha| repo.resolve_commit(sha).unwrap())
+        .collect();
+    notes.stage(ids[0], &long).unwrap();
+    notes.stage(ids[1], "{\"note\":1}\n").unwrap();
+    notes.stage(ids[2], "{\"note\":1}\n").unwrap(); // the same blob twice
+    let loose = || {
+        git(dir.path(), &["count-objects", "-v"])
+            .lines()
+            .find_map(|l| l.strip_prefix("count: ").map(str::to_owned))
+            .unwrap()
+    };
+    let loose_before = loose();
+    match notes.get(ids[0], 1 << 20).unwrap() {
+        Some(NoteBytes::Read { bytes, .. }) => assert_eq!(bytes, long.as_bytes()),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        notes.get(ids[0], 100).unwrap(),
+        Some(NoteBytes::TooLarge { size: 5012, .. })
+    ));
+    notes.commit("packed").unwrap().expect("a notes commit");
+    assert_eq!(loose(), loose_before, "no loose object was written");
+    assert_eq!(
+        git(dir.path(), &["notes", "--ref", "diffidx", "show", &shas[0]]),
+        long
+    );
+    for sha in &shas[1..] {
+        let shown = git(dir.path(), &["notes", "--ref", "diffidx", "show", sha]);
+        assert_eq!(shown, "{\"note\":1}\n");
+    }
+    git(dir.path(), &["fsck", "--strict", "--no-dangling"]);
+    match notes.get(ids[2], 1024).unwrap() {
+        Some(NoteBytes::Read { bytes, .. }) => assert_eq!(bytes, b"{\"note\":1}\n"),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn notes_moved_by_someone_else_are_not_overwritten() {
     let (dir, shas) = repo_with_commits(2);

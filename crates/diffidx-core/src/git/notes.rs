@@ -30,6 +30,8 @@ pub struct Notes<'r> {
     /// Set by [`Notes::pack_writes`]: a handle that keeps the objects it
     /// writes in memory until [`Notes::commit`] writes them as one pack.
     packing: Option<gix::Repository>,
+    /// The note blobs staged for that pack, compressed.
+    blobs: super::pack::Blobs,
 }
 
 impl Repo {
@@ -89,6 +91,7 @@ impl Repo {
             state,
             staged: 0,
             packing: None,
+            blobs: Default::default(),
         })
     }
 }
@@ -134,7 +137,18 @@ impl<'r> Notes<'r> {
         let Some(blob) = self.get_id(commit)? else {
             return Ok(None);
         };
-        // Through the handle that may hold it written and not yet packed.
+        // Staged for a pack and not yet written, or in the repository.
+        if let Some(size) = self.blobs.size(&blob) {
+            if size > limit {
+                return Ok(Some(NoteBytes::TooLarge { blob, size }));
+            }
+            if let Some(bytes) = self.blobs.read(&blob) {
+                return Ok(Some(NoteBytes::Read {
+                    blob,
+                    bytes: bytes?,
+                }));
+            }
+        }
         let objects = Self::objects(self.repo, &self.packing);
         let unreadable = |reason: String| Error::Object {
             id: blob.to_string(),
@@ -179,10 +193,15 @@ impl<'r> Notes<'r> {
 
     /// Stages `note` for `commit` (written by [`Notes::commit`]).
     pub fn stage(&mut self, commit: ObjectId, note: &str) -> Result<()> {
-        let blob = Self::objects(self.repo, &self.packing)
-            .write_blob(note.as_bytes())
-            .context(|| format!("cannot write the note of {commit}"))?
-            .detach();
+        let blob = match &self.packing {
+            Some(packing) => self.blobs.add(packing.object_hash(), note.as_bytes())?,
+            None => self
+                .repo
+                .repo
+                .write_blob(note.as_bytes())
+                .context(|| format!("cannot write the note of {commit}"))?
+                .detach(),
+        };
         self.state
             .edit(
                 commit,
@@ -237,10 +256,10 @@ impl<'r> Notes<'r> {
         // Every object the ref will name is on disk before it moves, in a
         // pack kept from `git gc` until it does.
         let kept = match &self.packing {
-            Some(packing) => match packing.objects.reset_object_memory() {
-                Some(objects) => super::pack::write(packing, &objects)?,
-                None => None,
-            },
+            Some(packing) => {
+                let objects = packing.objects.reset_object_memory().unwrap_or_default();
+                super::pack::write(packing, std::mem::take(&mut self.blobs), &objects)?
+            }
             None => None,
         };
         let expected = match self.tip {
