@@ -97,6 +97,17 @@ impl Drop for Store {
     }
 }
 
+/// Whether an open failed because the log of changes was there when the
+/// engine looked and gone when it opened it: another process's writer
+/// checkpointed and removed it in between. The store is fine; like a lock,
+/// this passes once that writer is done, so it is waited for, not reported
+/// as a damaged store (a query beside a busy hook met it).
+fn wal_vanished(reason: &str) -> bool {
+    reason.contains("Cannot open file")
+        && reason.contains(".wal")
+        && reason.contains("No such file")
+}
+
 impl Store {
     /// Opens (creating if needed, for read-write) the store at `path`, retrying
     /// while another process holds it, for at most `wait`.
@@ -123,7 +134,7 @@ impl Store {
                 Err(e) => {
                     let reason = e.to_string();
                     let replay = reason.contains("replay") || reason.contains("shadow");
-                    if !reason.contains("lock") && !replay {
+                    if !reason.contains("lock") && !replay && !wal_vanished(&reason) {
                         return Err(StoreError::Unusable {
                             path: path.to_owned(),
                             reason,
@@ -403,4 +414,23 @@ pub fn disk_size(path: &Path) -> u64 {
         .filter_map(|s| std::fs::metadata(format!("{}{s}", path.display())).ok())
         .map(|m| m.len())
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wal_vanished;
+
+    #[test]
+    fn only_a_log_that_vanished_while_opening_is_waited_for() {
+        assert!(wal_vanished(
+            "IO exception: Cannot open file /r/.git/diffidx/graph.kuzu.wal: No such file or directory"
+        ));
+        // The store itself missing, or a log that cannot be read, is a real error.
+        assert!(!wal_vanished(
+            "IO exception: Cannot open file /r/.git/diffidx/graph.kuzu: No such file or directory"
+        ));
+        assert!(!wal_vanished(
+            "IO exception: Cannot open file /r/.git/diffidx/graph.kuzu.wal: Permission denied"
+        ));
+    }
 }
