@@ -127,7 +127,7 @@ fn delete_where(
 /// they were (a caller's file, a body edited without moving a line), and
 /// Kuzu's checkpoint rewrites every relationship table a transaction touched:
 /// 20-35 ms a table on a tree of 1,000 files, however few its rows.
-fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()> {
+fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Result<()> {
     if update.reset {
         for table in CODE_EDGES {
             run(
@@ -173,61 +173,60 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
         .collect();
     let rows = &update.rows;
     // The rows of `fields` the store holds for the files being replaced,
-    // read with `q`, against those `wanted`: what differs by `identity`.
-    let changed = |what: &'static str,
-                   q: &str,
-                   fields: &[&str],
-                   wanted: Vec<::kuzu::Value>,
-                   identity: &[&str]|
-     -> Result<RowChange> {
-        Ok(row_change(
-            read_rows(conn, what, q, &gone, fields)?,
-            wanted,
-            identity,
-        ))
+    // read with `q` (none after a reset, or on a first build), to compare
+    // with the wanted rows (`row_change`).
+    let stored = |what: &'static str, q: &str, fields: &[&str]| -> Result<Vec<::kuzu::Value>> {
+        read_rows(conn, what, q, &gone, fields)
     };
-    let files = changed(
-        "read graph files",
-        "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.language",
-        &["path", "language"],
-        rows.files.iter().map(row).collect(),
+    let files = row_change(
+        stored(
+            "read graph files",
+            "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.language",
+            &["path", "language"],
+        )?,
+        rows.files.iter().collect(),
         &["path"],
-    )?;
+    );
     // A graph symbol's fields in the order `TreeSymbol` gives them: the
     // history's columns, then `unresolved`.
     let symbol_fields: Vec<&str> = super::load::SYMBOL_COLUMNS
         .into_iter()
         .chain(["unresolved"])
         .collect();
-    let symbols = changed(
-        "read graph symbols",
-        &format!(
-            "MATCH (s:Symbol) WHERE s.path IN $paths AND s.deleted = false RETURN {}",
-            symbol_fields
-                .iter()
-                .map(|f| format!("s.{f}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        &symbol_fields,
-        rows.symbols.iter().map(row).collect(),
+    let symbols = row_change(
+        stored(
+            "read graph symbols",
+            &format!(
+                "MATCH (s:Symbol) WHERE s.path IN $paths AND s.deleted = false RETURN {}",
+                symbol_fields
+                    .iter()
+                    .map(|f| format!("s.{f}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            &symbol_fields,
+        )?,
+        rows.symbols.iter().collect(),
         &["id"],
-    )?;
+    );
     let (top, members): (Vec<_>, Vec<_>) = rows.contains.iter().partition(|c| c.parent.is_none());
     let contains_fields = ["file", "parent", "child"];
-    let contained = |parent: &str, wanted: Vec<&SymbolContains>| -> Result<RowChange> {
-        let key = if parent == "File" { "path" } else { "id" };
-        changed(
-            "read graph hierarchy",
-            &format!(
-                "MATCH (p:{parent})-[e:CONTAINS]->(s:Symbol) WHERE e.file IN $paths \
-                 RETURN e.file, p.{key}, s.id"
-            ),
-            &contains_fields,
-            wanted.into_iter().map(row).collect(),
-            &contains_fields,
-        )
-    };
+    let contained =
+        |parent: &str, wanted: Vec<&'a SymbolContains>| -> Result<RowChange<&'a SymbolContains>> {
+            let key = if parent == "File" { "path" } else { "id" };
+            Ok(row_change(
+                stored(
+                    "read graph hierarchy",
+                    &format!(
+                        "MATCH (p:{parent})-[e:CONTAINS]->(s:Symbol) WHERE e.file IN $paths \
+                     RETURN e.file, p.{key}, s.id"
+                    ),
+                    &contains_fields,
+                )?,
+                wanted,
+                &contains_fields,
+            ))
+        };
     let mut top = contained("File", top)?;
     let mut members = contained("Symbol", members)?;
     // One row per module: a batch must not name a node twice.
@@ -247,18 +246,20 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
         .iter()
         .partition(|i| matches!(i.target, diffidx_core::codegraph::ImportTarget::Module(_)));
     let imports = ["file", "target", "kind", "alias", "line"];
-    let imported = |target: &str, wanted: Vec<&Imports>| -> Result<RowChange> {
+    let imported = |target: &str, wanted: Vec<&'a Imports>| -> Result<RowChange<&'a Imports>> {
         let key = if target == "File" { "path" } else { "name" };
-        changed(
-            "read graph imports",
-            &format!(
-                "MATCH (f:File)-[e:IMPORTS]->(t:{target}) WHERE f.path IN $paths \
-                 RETURN f.path, t.{key}, e.kind, e.alias, e.line"
-            ),
-            &imports,
-            wanted.into_iter().map(row).collect(),
+        Ok(row_change(
+            stored(
+                "read graph imports",
+                &format!(
+                    "MATCH (f:File)-[e:IMPORTS]->(t:{target}) WHERE f.path IN $paths \
+                     RETURN f.path, t.{key}, e.kind, e.alias, e.line"
+                ),
+                &imports,
+            )?,
+            wanted,
             &["file", "target"],
-        )
+        ))
     };
     let mut to_modules = imported("Module", to_modules)?;
     let mut to_files = imported("File", to_files)?;
@@ -273,20 +274,21 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
     ];
     let mut edges = Vec::new();
     for table in CODE_EDGES {
-        edges.push(changed(
-            "read graph edges",
-            &format!(
-                "MATCH (a:Symbol)-[e:{table}]->(b:Symbol) WHERE e.file IN $paths \
-                 RETURN e.file, a.id, b.id, e.resolution, e.candidates, e.line, e.sites"
-            ),
-            &edge_fields,
+        edges.push(row_change(
+            stored(
+                "read graph edges",
+                &format!(
+                    "MATCH (a:Symbol)-[e:{table}]->(b:Symbol) WHERE e.file IN $paths \
+                     RETURN e.file, a.id, b.id, e.resolution, e.candidates, e.line, e.sites"
+                ),
+                &edge_fields,
+            )?,
             rows.edges
                 .iter()
                 .filter(|e| e.edge.kind.as_str() == *table)
-                .map(row)
                 .collect(),
             &["file", "from", "to"],
-        )?);
+        ));
     }
 
     // What goes: every stored row replaced, then the sources of removed files.
@@ -341,7 +343,7 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
         "graph sources",
         "UNWIND $rows AS r MERGE (s:Source {path: r.path}) SET s.blob = r.blob, \
          s.language = r.language",
-        update.sources.iter().map(row).collect(),
+        update.sources.iter().collect(),
     )?;
     upsert(
         conn,
