@@ -219,7 +219,7 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
                     "read graph hierarchy",
                     &format!(
                         "MATCH (p:{parent})-[e:CONTAINS]->(s:Symbol) WHERE e.file IN $paths \
-                     RETURN e.file, p.{key}, s.id"
+                         RETURN e.file, p.{key}, s.id"
                     ),
                     &contains_fields,
                 )?,

@@ -97,15 +97,33 @@ impl Drop for Store {
     }
 }
 
-/// Whether an open failed because the log of changes was there when the
-/// engine looked and gone when it opened it: another process's writer
-/// checkpointed and removed it in between. The store is fine; like a lock,
-/// this passes once that writer is done, so it is waited for, not reported
-/// as a damaged store (a query beside a busy hook met it).
-fn wal_vanished(reason: &str) -> bool {
-    reason.contains("Cannot open file")
-        && reason.contains(".wal")
-        && reason.contains("No such file")
+/// Why the engine would not open a store, read from its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OpenFailure {
+    /// Another process holds it, or its writer is finishing: waited for.
+    /// That includes a change log that was there when the engine looked
+    /// and gone when it opened it (another process's writer checkpointed
+    /// and removed it in between; a query beside a busy hook met it).
+    Busy,
+    /// A writer left changes that only a read-write open replays.
+    Replay,
+    /// Anything else: the store cannot be used as it is.
+    Unusable,
+}
+
+impl OpenFailure {
+    fn of(reason: &str) -> OpenFailure {
+        let log_vanished = reason.contains("Cannot open file")
+            && reason.contains(".wal")
+            && reason.contains("No such file");
+        if reason.contains("replay") || reason.contains("shadow") {
+            OpenFailure::Replay
+        } else if reason.contains("lock") || log_vanished {
+            OpenFailure::Busy
+        } else {
+            OpenFailure::Unusable
+        }
+    }
 }
 
 impl Store {
@@ -133,15 +151,15 @@ impl Store {
                 Ok(db) => break db,
                 Err(e) => {
                     let reason = e.to_string();
-                    let replay = reason.contains("replay") || reason.contains("shadow");
-                    if !reason.contains("lock") && !replay && !wal_vanished(&reason) {
+                    let failure = OpenFailure::of(&reason);
+                    if failure == OpenFailure::Unusable {
                         return Err(StoreError::Unusable {
                             path: path.to_owned(),
                             reason,
                         });
                     }
                     if started.elapsed() >= wait {
-                        return Err(if replay {
+                        return Err(if failure == OpenFailure::Replay {
                             StoreError::NeedsReplay {
                                 path: path.to_owned(),
                             }
@@ -418,19 +436,31 @@ pub fn disk_size(path: &Path) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::wal_vanished;
+    use super::OpenFailure;
 
     #[test]
-    fn only_a_log_that_vanished_while_opening_is_waited_for() {
-        assert!(wal_vanished(
-            "IO exception: Cannot open file /r/.git/diffidx/graph.kuzu.wal: No such file or directory"
-        ));
+    fn only_a_lock_a_pending_replay_or_a_vanished_log_is_waited_for() {
+        let of = OpenFailure::of;
+        assert_eq!(
+            of("IO exception: Cannot open file /r/.git/diffidx/graph.kuzu.wal: No such file or directory"),
+            OpenFailure::Busy
+        );
+        assert_eq!(
+            of("IO exception: Could not set lock on file : /r/.git/diffidx/graph.kuzu"),
+            OpenFailure::Busy
+        );
+        assert_eq!(
+            of("Runtime exception: the shadow file must be replayed"),
+            OpenFailure::Replay
+        );
         // The store itself missing, or a log that cannot be read, is a real error.
-        assert!(!wal_vanished(
-            "IO exception: Cannot open file /r/.git/diffidx/graph.kuzu: No such file or directory"
-        ));
-        assert!(!wal_vanished(
-            "IO exception: Cannot open file /r/.git/diffidx/graph.kuzu.wal: Permission denied"
-        ));
+        assert_eq!(
+            of("IO exception: Cannot open file /r/.git/diffidx/graph.kuzu: No such file or directory"),
+            OpenFailure::Unusable
+        );
+        assert_eq!(
+            of("IO exception: Cannot open file /r/.git/diffidx/graph.kuzu.wal: Permission denied"),
+            OpenFailure::Unusable
+        );
     }
 }
