@@ -4,6 +4,7 @@
 //! appears under (renames, copies); the path enters only through [`symbol_id`].
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -175,8 +176,12 @@ impl fmt::Debug for ContentHash {
 /// Why trigrams of tokens: a rename changes the few trigrams around the
 /// name, an edited body changes those around the edit, so the score falls
 /// with the share of the text that changed, whatever its length.
+///
+/// Shared (an `Arc`): a symbol whose text a commit left alone has the same
+/// sketch in both versions, and a backfill holds many versions of a file at
+/// once, so each distinct text keeps one copy (see `lang::Sketches`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TextSketch(pub Box<[u32]>);
+pub struct TextSketch(pub Arc<[u32]>);
 
 /// How many hashes a sketch keeps.
 pub const SKETCH_SIZE: usize = 64;

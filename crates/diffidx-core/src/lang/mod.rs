@@ -555,17 +555,22 @@ impl Extractor {
             if as_they_are {
                 line_changes = Some(lines);
             }
-            let (mut edited, walked) = match base {
+            let (mut edited, walked, sketches) = match base {
                 Base::Shared(state) => (
                     state.tree.clone(),
                     state.walked.as_ref().map(std::borrow::Cow::Borrowed),
+                    std::borrow::Cow::Borrowed(&state.sketches),
                 ),
-                Base::Owned(state) => (state.tree, state.walked.map(std::borrow::Cow::Owned)),
+                Base::Owned(state) => (
+                    state.tree,
+                    state.walked.map(std::borrow::Cow::Owned),
+                    std::borrow::Cow::Owned(state.sketches),
+                ),
             };
             for edit in &edits {
                 edited.edit(edit);
             }
-            (edits, edited, walked)
+            (edits, edited, walked, sketches)
         });
         let limit = self.limits.parse_steps;
         let mut steps = 0u64;
@@ -576,7 +581,7 @@ impl Extractor {
         let bytes = parse_text.as_bytes();
         let parsed = parser.parse_with_options(
             &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
-            reparse.as_ref().map(|(_, edited, _)| edited),
+            reparse.as_ref().map(|(_, edited, _, _)| edited),
             Some(tree_sitter::ParseOptions::new().progress_callback(&mut over_budget)),
         );
         let parsed_at = std::time::Instant::now();
@@ -588,13 +593,16 @@ impl Extractor {
         };
         let table = self.tables[language.index()]
             .get_or_insert_with(|| KindTable::new(spec, &(spec.grammar)()));
-        let earlier = reparse.as_ref().and_then(|(edits, edited, walked)| {
-            Some(tokens::Earlier {
-                walked: walked.as_deref()?,
-                edits,
-                edited,
-            })
-        });
+        let earlier = reparse
+            .as_ref()
+            .map(|(edits, edited, walked, sketches)| Earlier {
+                tokens: walked.as_deref().map(|walked| tokens::Earlier {
+                    walked,
+                    edits,
+                    edited,
+                }),
+                sketches,
+            });
         let (symbols, texts, facts, walked) =
             extract_from_tree(spec, table, &tree, source, &pre, want, earlier.as_ref());
         self.extract_time += parsed_at.elapsed();
@@ -610,6 +618,7 @@ impl Extractor {
         let state = ParseState {
             tree,
             walked,
+            sketches: Sketches::of(&symbols.symbols),
             blanked: match pre.parse_text {
                 std::borrow::Cow::Owned(text) => Some(text),
                 std::borrow::Cow::Borrowed(_) => None,
@@ -699,6 +708,48 @@ pub struct ParseState {
     walked: Option<tokens::LeafTokens>,
     /// The preprocessed text when it differs from the source.
     blanked: Option<String>,
+    /// Its symbols' sketches, for the next version to share.
+    sketches: Sketches,
+}
+
+/// What a reparse takes from the version it starts from: its tokens, where
+/// the edits left them, and its sketches.
+struct Earlier<'a> {
+    tokens: Option<tokens::Earlier<'a>>,
+    sketches: &'a Sketches,
+}
+
+/// A file version's text sketches by the text they sketch (its content
+/// hash), sorted by it.
+///
+/// Why: a symbol a commit did not touch has the same normalized text in
+/// the next version, so the same sketch. Taking it from the version the
+/// next one is reparsed from spares computing it, and every version of a
+/// backfill's window (each held until it is labelled) shares one copy.
+#[derive(Debug, Clone, Default)]
+struct Sketches(Vec<(ContentHash, crate::symbol::TextSketch)>);
+
+impl Sketches {
+    fn of(symbols: &[crate::symbol::Symbol]) -> Sketches {
+        let mut sketches: Vec<_> = symbols
+            .iter()
+            .map(|s| (s.content_hash, s.sketch.clone()))
+            .collect();
+        sketches.sort_unstable_by_key(|(text, _)| text.0);
+        sketches.dedup_by(|a, b| a.0 == b.0);
+        Sketches(sketches)
+    }
+
+    fn get(&self, text: &ContentHash) -> Option<&crate::symbol::TextSketch> {
+        let at = self.0.binary_search_by(|(h, _)| h.0.cmp(&text.0)).ok()?;
+        Some(&self.0[at].1)
+    }
+
+    /// Approximate memory held beside the sketches themselves (which the
+    /// version's symbols hold too).
+    fn weight(&self) -> usize {
+        self.0.capacity() * std::mem::size_of::<(ContentHash, crate::symbol::TextSketch)>()
+    }
 }
 
 impl ParseState {
@@ -714,6 +765,7 @@ impl ParseState {
         source_len * 18
             + self.blanked.as_ref().map_or(0, String::len)
             + self.walked.as_ref().map_or(0, tokens::LeafTokens::weight)
+            + self.sketches.weight()
     }
 }
 
@@ -785,7 +837,7 @@ fn extract_from_tree(
     source: &str,
     pre: &preproc::Preprocessed<'_>,
     want: Want,
-    earlier: Option<&tokens::Earlier<'_>>,
+    earlier: Option<&Earlier<'_>>,
 ) -> (
     FileSymbols,
     Vec<String>,
@@ -803,7 +855,12 @@ fn extract_from_tree(
         name_too_long: false,
     };
     walker.walk(root);
-    let walked = tokens::walk(table, tree, parse_text, earlier);
+    let walked = tokens::walk(
+        table,
+        tree,
+        parse_text,
+        earlier.and_then(|e| e.tokens.as_ref()),
+    );
     let kept = walked.keep();
     let comments = walked.comments;
     let mut tokens = walked.tokens;
@@ -858,7 +915,7 @@ fn extract_from_tree(
         Vec::new()
     };
     let symbols = FileSymbols {
-        symbols: finish(walker.raw, &tokens, source),
+        symbols: finish(walker.raw, &tokens, source, earlier.map(|e| e.sketches)),
         has_parse_errors: root.has_error(),
         too_deep: walker.too_deep,
         name_too_long: walker.name_too_long,
@@ -1490,15 +1547,19 @@ fn end_line(node: Node<'_>) -> u32 {
 }
 
 /// Makes keys unique (`#2`, `#3` in source order), resolves impl parents and
-/// hashes each symbol's normalized text.
-fn finish(raw: Vec<RawSymbol>, tokens: &[Range<usize>], source: &str) -> Vec<Symbol> {
+/// hashes each symbol's normalized text; a text the earlier version had
+/// takes that version's sketch.
+fn finish(
+    raw: Vec<RawSymbol>,
+    tokens: &[Range<usize>],
+    source: &str,
+    earlier: Option<&Sketches>,
+) -> Vec<Symbol> {
     let mut seen: HashMap<(String, SymbolKind, String), u32> = HashMap::new();
     let mut first_of_qualname: HashMap<String, usize> = HashMap::new();
     let mut symbols = Vec::with_capacity(raw.len());
-    let token_hashes: Vec<u64> = tokens
-        .iter()
-        .map(|t| crate::symbol::token_hash(&source[t.clone()]))
-        .collect();
+    // Hashed at the first sketch to compute: none when every text is shared.
+    let mut token_hashes: Option<Vec<u64>> = None;
     let (mut own_hashes, mut scratch, mut text) = (Vec::new(), Vec::new(), Vec::new());
     for (index, r) in raw.iter().enumerate() {
         let n = seen
@@ -1509,6 +1570,19 @@ fn finish(raw: Vec<RawSymbol>, tokens: &[Range<usize>], source: &str) -> Vec<Sym
         if is_type_like(r.kind) {
             first_of_qualname.entry(r.qualname.clone()).or_insert(index);
         }
+        let content_hash = hash_text(tokens, source, &r.bytes, &r.excluded, &mut text);
+        let sketch = match earlier.and_then(|e| e.get(&content_hash)) {
+            Some(sketch) => sketch.clone(),
+            None => {
+                let token_hashes = token_hashes.get_or_insert_with(|| {
+                    tokens
+                        .iter()
+                        .map(|t| crate::symbol::token_hash(&source[t.clone()]))
+                        .collect()
+                });
+                sketch_text(tokens, token_hashes, r, &mut own_hashes, &mut scratch)
+            }
+        };
         symbols.push(Symbol {
             kind: r.kind,
             name: r.name.clone(),
@@ -1517,8 +1591,8 @@ fn finish(raw: Vec<RawSymbol>, tokens: &[Range<usize>], source: &str) -> Vec<Sym
             parent: r.parent,
             start_line: r.start_line,
             end_line: r.end_line,
-            content_hash: hash_text(tokens, source, &r.bytes, &r.excluded, &mut text),
-            sketch: sketch_text(tokens, &token_hashes, r, &mut own_hashes, &mut scratch),
+            content_hash,
+            sketch,
         });
     }
     for (symbol, r) in symbols.iter_mut().zip(&raw) {

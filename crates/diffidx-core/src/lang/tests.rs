@@ -385,6 +385,47 @@ fn incremental_reparse_equals_a_full_parse() {
 }
 
 #[test]
+fn a_reparse_shares_the_sketches_of_texts_its_base_had() {
+    let old =
+        "namespace N {\nclass C {\n    int A() { return 1; }\n    int B() { return 2; }\n}\n}\n";
+    let new = old.replace("return 2;", "return 3;");
+    let find = |symbols: &crate::symbol::FileSymbols, name: &str| {
+        symbols
+            .symbols
+            .iter()
+            .find(|s| s.name == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let full = extract(cs(), &new);
+    let mut extractor = Extractor::new().unwrap();
+    for owned in [false, true] {
+        let first = extractor.extract_incremental(cs(), old, None);
+        let state = first.state.expect("a parse state");
+        let reparsed = if owned {
+            let base = Some((crate::lang::Base::Owned(state), old));
+            extractor.extract_from(cs(), &new, base, false)
+        } else {
+            extractor.extract_incremental(cs(), &new, Some((&state, old)))
+        };
+        assert_eq!(reparsed.symbols, full);
+        // Untouched: the very sketch of the base. Edited (and its class,
+        // whose text holds it): computed again, as a full parse has it.
+        let (a_then, a_now) = (find(&first.symbols, "A"), find(&reparsed.symbols, "A"));
+        assert!(std::sync::Arc::ptr_eq(&a_then.sketch.0, &a_now.sketch.0));
+        for name in ["B", "C"] {
+            let (then, now) = (find(&first.symbols, name), find(&reparsed.symbols, name));
+            assert!(
+                !std::sync::Arc::ptr_eq(&then.sketch.0, &now.sketch.0),
+                "{name}"
+            );
+            assert_ne!(then.sketch, now.sketch, "{name}");
+            assert_eq!(now.sketch, find(&full, name).sketch, "{name}");
+        }
+    }
+}
+
+#[test]
 fn incremental_reparse_after_edits_in_several_places_equals_a_full_parse() {
     let base: String = (0..40)
         .map(|i| format!("    public int M{i}() {{ return {i}; }}\n"))
