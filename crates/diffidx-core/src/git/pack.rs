@@ -87,7 +87,7 @@ fn compressed(
     hash: gix::hash::Kind,
 ) -> Result<pack::data::output::Entry> {
     let count = pack::data::output::Count::from_data(id, None);
-    pack::data::output::Entry::from_data(
+    let mut entry = pack::data::output::Entry::from_data(
         &count,
         &gix::objs::Data::new(data, kind, hash),
         gix::zlib::Compression::BEST_SPEED,
@@ -95,7 +95,12 @@ fn compressed(
     .map_err(|e| Error::Object {
         id: id.to_string(),
         reason: e.to_string(),
-    })
+    })?;
+    // The compressor grows its output by doubling: up to twice the bytes
+    // it holds, for as long as a run stages notes (Polly: 23 MiB held, 13
+    // once shrunk).
+    entry.compressed_data.shrink_to_fit();
+    Ok(entry)
 }
 
 /// Writes `blobs` and `objects` as one pack (and its index) into `repo`'s
@@ -145,4 +150,28 @@ pub fn write(repo: &gix::Repository, blobs: Blobs, objects: &Storage) -> Result<
     )
     .map_err(|e| failed(e.to_string()))?;
     Ok(outcome.keep_path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_blob_takes_the_room_of_its_compressed_bytes_and_reads_back() {
+        let mut blobs = Blobs::default();
+        // Compresses to more than the compressor's first buffer, so its
+        // output grew at least once.
+        let data: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| (i.wrapping_mul(2_654_435_761) >> 7).to_le_bytes())
+            .collect();
+        let id = blobs.add(gix::hash::Kind::Sha1, &data).unwrap();
+        let entry = &blobs.entries[blobs.at[&id]];
+        assert!(entry.compressed_data.len() > 64 * 1024);
+        assert_eq!(
+            entry.compressed_data.capacity(),
+            entry.compressed_data.len()
+        );
+        assert_eq!(blobs.read(&id).unwrap().unwrap(), data);
+        assert_eq!(blobs.size(&id), Some(data.len() as u64));
+    }
 }
