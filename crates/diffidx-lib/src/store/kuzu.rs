@@ -139,6 +139,20 @@ pub fn execute(
     Ok(result.collect())
 }
 
+/// Like [`execute`], making each row a `T` as it is read (rows `f` turns
+/// down are skipped): a large result is never held twice, as values and
+/// as what they become.
+pub fn execute_map<T>(
+    conn: &Connection<'_>,
+    what: &'static str,
+    stmt: &mut PreparedStatement,
+    params: Vec<(&str, Value)>,
+    f: impl FnMut(Vec<Value>) -> Option<T>,
+) -> Result<Vec<T>> {
+    let result = conn.execute(stmt, params).map_err(|e| error(what, e))?;
+    Ok(result.filter_map(f).collect())
+}
+
 pub fn query(conn: &Connection<'_>, what: &'static str, q: &str) -> Result<Vec<Vec<Value>>> {
     let result = conn.query(q).map_err(|e| error(what, e))?;
     Ok(result.collect())

@@ -8,7 +8,7 @@ use ::kuzu::{Connection, PreparedStatement, Value};
 use diffidx_core::delta::{Lineage, Similarity};
 use diffidx_core::{Status, SymbolKind, SymbolQuery};
 
-use super::kuzu::{as_i64, as_string, as_u32, execute, prepare, string, string_list};
+use super::kuzu::{as_i64, as_string, as_u32, execute_map, prepare, string, string_list};
 use super::{Result, Store};
 
 /// One line of a symbol's history.
@@ -114,12 +114,24 @@ impl<'s> Reader<'s> {
         what: &'static str,
         params: Vec<(&str, Value)>,
     ) -> Result<Vec<Vec<Value>>> {
+        self.run_map(text, what, params, Some)
+    }
+
+    /// Like [`Reader::run`], making each row a `T` as it is read (see
+    /// [`execute_map`]).
+    pub(super) fn run_map<T>(
+        &self,
+        text: &str,
+        what: &'static str,
+        params: Vec<(&str, Value)>,
+        f: impl FnMut(Vec<Value>) -> Option<T>,
+    ) -> Result<Vec<T>> {
         let mut statements = self.statements.borrow_mut();
         let stmt = match statements.entry(text.to_owned()) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => e.insert(prepare(&self.conn, text)?),
         };
-        execute(&self.conn, what, stmt, params)
+        execute_map(&self.conn, what, stmt, params, f)
     }
 
     /// True when the store has loaded `sha`.

@@ -67,12 +67,12 @@ fn entry(r: &[Value]) -> Option<SymbolEntry> {
 impl Reader<'_> {
     /// Every symbol the store holds, deleted ones included.
     pub fn search_entries(&self) -> Result<Vec<SymbolEntry>> {
-        let rows = self.run(
+        self.run_map(
             &format!("MATCH (s:Symbol) RETURN {ENTRY_COLUMNS}"),
             "list symbols",
             Vec::new(),
-        )?;
-        Ok(rows.iter().filter_map(|r| entry(r)).collect())
+            |r| entry(&r),
+        )
     }
 
     /// The symbols of these files.
@@ -80,12 +80,12 @@ impl Reader<'_> {
         if paths.is_empty() {
             return Ok(Vec::new());
         }
-        let rows = self.run(
+        self.run_map(
             &format!("MATCH (s:Symbol) WHERE s.path IN $paths RETURN {ENTRY_COLUMNS}"),
             "list symbols of files",
             vec![("paths", string_list(paths))],
-        )?;
-        Ok(rows.iter().filter_map(|r| entry(r)).collect())
+            |r| entry(&r),
+        )
     }
 
     /// The meta values that say which store state a search index is of.
