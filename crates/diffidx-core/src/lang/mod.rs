@@ -603,7 +603,7 @@ impl Extractor {
                 }),
                 sketches,
             });
-        let (symbols, texts, facts, walked) =
+        let (symbols, texts, facts, walked, sketches) =
             extract_from_tree(spec, table, &tree, source, &pre, want, earlier.as_ref());
         self.extract_time += parsed_at.elapsed();
         if let Some((line, count)) = most_crowded_line(&symbols.symbols) {
@@ -618,7 +618,7 @@ impl Extractor {
         let state = ParseState {
             tree,
             walked,
-            sketches: Sketches::of(&symbols.symbols),
+            sketches,
             blanked: match pre.parse_text {
                 std::borrow::Cow::Owned(text) => Some(text),
                 std::borrow::Cow::Borrowed(_) => None,
@@ -719,36 +719,45 @@ struct Earlier<'a> {
     sketches: &'a Sketches,
 }
 
-/// A file version's text sketches by the text they sketch (its content
-/// hash), sorted by it.
+/// A file version's text sketches, by the sequence of token hashes they
+/// sketch (its blake3), sorted by it.
 ///
-/// Why: a symbol a commit did not touch has the same normalized text in
-/// the next version, so the same sketch. Taking it from the version the
-/// next one is reparsed from spares computing it, and every version of a
-/// backfill's window (each held until it is labelled) shares one copy.
+/// Why: a symbol a commit did not touch has the same tokens in the next
+/// version, so the same sketch. Taking it from the version the next one is
+/// reparsed from spares computing it, and every version of a backfill's
+/// window (each held until it is labelled) shares one copy.
+///
+/// Not keyed by the content hash: that hashes the tokens' text joined by
+/// spaces, and in a file with syntax errors one token may hold a space
+/// where another version has two tokens (a fuzzed C# file did), so equal
+/// texts can have different sketches.
 #[derive(Debug, Clone, Default)]
-struct Sketches(Vec<(ContentHash, crate::symbol::TextSketch)>);
+struct Sketches(Vec<([u8; 32], crate::symbol::TextSketch)>);
 
 impl Sketches {
-    fn of(symbols: &[crate::symbol::Symbol]) -> Sketches {
-        let mut sketches: Vec<_> = symbols
-            .iter()
-            .map(|s| (s.content_hash, s.sketch.clone()))
-            .collect();
-        sketches.sort_unstable_by_key(|(text, _)| text.0);
+    fn of(mut sketches: Vec<([u8; 32], crate::symbol::TextSketch)>) -> Sketches {
+        sketches.sort_unstable_by_key(|(key, _)| *key);
         sketches.dedup_by(|a, b| a.0 == b.0);
+        sketches.shrink_to_fit();
         Sketches(sketches)
     }
 
-    fn get(&self, text: &ContentHash) -> Option<&crate::symbol::TextSketch> {
-        let at = self.0.binary_search_by(|(h, _)| h.0.cmp(&text.0)).ok()?;
+    /// The key of a sequence of token hashes (`bytes` is scratch room).
+    fn key(token_hashes: &[u64], bytes: &mut Vec<u8>) -> [u8; 32] {
+        bytes.clear();
+        bytes.extend(token_hashes.iter().flat_map(|h| h.to_le_bytes()));
+        *blake3::hash(bytes).as_bytes()
+    }
+
+    fn get(&self, key: &[u8; 32]) -> Option<&crate::symbol::TextSketch> {
+        let at = self.0.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
         Some(&self.0[at].1)
     }
 
     /// Approximate memory held beside the sketches themselves (which the
     /// version's symbols hold too).
     fn weight(&self) -> usize {
-        self.0.capacity() * std::mem::size_of::<(ContentHash, crate::symbol::TextSketch)>()
+        self.0.capacity() * std::mem::size_of::<([u8; 32], crate::symbol::TextSketch)>()
     }
 }
 
@@ -843,6 +852,7 @@ fn extract_from_tree(
     Vec<String>,
     Option<crate::codegraph::FileFacts>,
     Option<tokens::LeafTokens>,
+    Sketches,
 ) {
     let parse_text = pre.parse_text.as_ref();
     let root = tree.root_node();
@@ -914,8 +924,9 @@ fn extract_from_tree(
     } else {
         Vec::new()
     };
+    let (symbols, sketches) = finish(walker.raw, &tokens, source, earlier.map(|e| e.sketches));
     let symbols = FileSymbols {
-        symbols: finish(walker.raw, &tokens, source, earlier.map(|e| e.sketches)),
+        symbols,
         has_parse_errors: root.has_error(),
         too_deep: walker.too_deep,
         name_too_long: walker.name_too_long,
@@ -935,7 +946,7 @@ fn extract_from_tree(
             refs,
         }
     });
-    (symbols, texts, facts, kept)
+    (symbols, texts, facts, kept, sketches)
 }
 
 /// A symbol as the walker finds it, before keys are made unique and text hashed.
@@ -1554,12 +1565,15 @@ fn finish(
     tokens: &[Range<usize>],
     source: &str,
     earlier: Option<&Sketches>,
-) -> Vec<Symbol> {
+) -> (Vec<Symbol>, Sketches) {
     let mut seen: HashMap<(String, SymbolKind, String), u32> = HashMap::new();
     let mut first_of_qualname: HashMap<String, usize> = HashMap::new();
     let mut symbols = Vec::with_capacity(raw.len());
-    // Hashed at the first sketch to compute: none when every text is shared.
-    let mut token_hashes: Option<Vec<u64>> = None;
+    let mut sketches = Vec::with_capacity(raw.len());
+    let token_hashes: Vec<u64> = tokens
+        .iter()
+        .map(|t| crate::symbol::token_hash(&source[t.clone()]))
+        .collect();
     let (mut own_hashes, mut scratch, mut text) = (Vec::new(), Vec::new(), Vec::new());
     for (index, r) in raw.iter().enumerate() {
         let n = seen
@@ -1570,19 +1584,14 @@ fn finish(
         if is_type_like(r.kind) {
             first_of_qualname.entry(r.qualname.clone()).or_insert(index);
         }
-        let content_hash = hash_text(tokens, source, &r.bytes, &r.excluded, &mut text);
-        let sketch = match earlier.and_then(|e| e.get(&content_hash)) {
+        own_hashes.clear();
+        own_hashes.extend(own_tokens(tokens, &r.bytes, &r.excluded).map(|i| token_hashes[i]));
+        let key = Sketches::key(&own_hashes, &mut text);
+        let sketch = match earlier.and_then(|e| e.get(&key)) {
             Some(sketch) => sketch.clone(),
-            None => {
-                let token_hashes = token_hashes.get_or_insert_with(|| {
-                    tokens
-                        .iter()
-                        .map(|t| crate::symbol::token_hash(&source[t.clone()]))
-                        .collect()
-                });
-                sketch_text(tokens, token_hashes, r, &mut own_hashes, &mut scratch)
-            }
+            None => crate::symbol::TextSketch::of_tokens(&own_hashes, &mut scratch),
         };
+        sketches.push((key, sketch.clone()));
         symbols.push(Symbol {
             kind: r.kind,
             name: r.name.clone(),
@@ -1591,7 +1600,7 @@ fn finish(
             parent: r.parent,
             start_line: r.start_line,
             end_line: r.end_line,
-            content_hash,
+            content_hash: hash_text(tokens, source, &r.bytes, &r.excluded, &mut text),
             sketch,
         });
     }
@@ -1602,7 +1611,7 @@ fn finish(
             }
         }
     }
-    symbols
+    (symbols, Sketches::of(sketches))
 }
 
 fn is_type_like(kind: SymbolKind) -> bool {
@@ -1640,19 +1649,6 @@ fn normalized_text<'a>(
     excluded: &'a [Range<usize>],
 ) -> impl Iterator<Item = &'a str> + 'a {
     own_tokens(tokens, bytes, excluded).map(move |i| &source[tokens[i].clone()])
-}
-
-/// The sketch of a symbol's normalized text (the same tokens as its hash).
-fn sketch_text(
-    tokens: &[Range<usize>],
-    token_hashes: &[u64],
-    r: &RawSymbol,
-    own: &mut Vec<u64>,
-    scratch: &mut Vec<u32>,
-) -> crate::symbol::TextSketch {
-    own.clear();
-    own.extend(own_tokens(tokens, &r.bytes, &r.excluded).map(|i| token_hashes[i]));
-    crate::symbol::TextSketch::of_tokens(own, scratch)
 }
 
 /// The blake3 of a symbol's normalized text, joined in `text` first: one
