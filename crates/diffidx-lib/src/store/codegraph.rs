@@ -66,7 +66,7 @@ impl Store {
         let rows = query(
             &conn,
             "read graph sources",
-            "MATCH (f:File) WHERE f.blob <> '' RETURN f.path, f.blob, f.language",
+            "MATCH (s:Source) RETURN s.path, s.blob, s.language",
         )?;
         let sources = rows
             .iter()
@@ -140,11 +140,7 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
         run(conn, "reset graph", "MATCH ()-[r:IMPORTS]->() DELETE r")?;
         run(conn, "reset graph", "MATCH (d:Directory) DELETE d")?;
         run(conn, "reset graph", "MATCH (m:Module) DELETE m")?;
-        run(
-            conn,
-            "reset graph",
-            "MATCH (f:File) WHERE f.blob <> '' SET f.blob = ''",
-        )?;
+        run(conn, "reset graph", "MATCH (s:Source) DELETE s")?;
     }
     // A first build fills empty tables in bulk; an update inserts per row.
     let how = if update.first {
@@ -337,7 +333,7 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
     delete_where(
         conn,
         "remove sources",
-        "MATCH (f:File) WHERE f.path IN $paths SET f.blob = ''",
+        "MATCH (s:Source) WHERE s.path IN $paths DELETE s",
         &update.removed,
     )?;
 
@@ -345,8 +341,8 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
     upsert(
         conn,
         "graph sources",
-        "UNWIND $rows AS r MERGE (f:File {path: r.path}) SET f.blob = r.blob, \
-         f.language = r.language",
+        "UNWIND $rows AS r MERGE (s:Source {path: r.path}) SET s.blob = r.blob, \
+         s.language = r.language",
         update.sources.iter().collect(),
     )?;
     upsert(
@@ -812,7 +808,7 @@ impl Store {
             });
         }
         let rows = &mut snapshot.rows;
-        for r in texts("MATCH (f:File) WHERE f.blob <> '' RETURN f.path, f.language")? {
+        for r in texts("MATCH (s:Source) RETURN s.path, s.language")? {
             rows.files.push(FileNode {
                 path: r[0].clone(),
                 language: language(&r[1]),

@@ -3,8 +3,7 @@
 //!
 //! ```text
 //! (:Commit {sha, parent, time, date, author, subject, seq})
-//! (:File {path, language, blob})          blob: the file's blob where the
-//!                                         code graph has it, else empty
+//! (:File {path, language})
 //! (:Symbol {id, path, qualname, name, kind, sig, language, deleted,
 //!           start_line, end_line, content_hash})
 //! (:Symbol)-[:CHANGED_IN {status, old_path, modified, start_line, end_line}]->(:Commit)
@@ -16,6 +15,8 @@
 //!
 //! The code graph at that commit (`crate::codegraph`):
 //! (:Directory {path})  (:Module {name, language})
+//! (:Source {path, blob, language})     each file's blob (its facts, for
+//!                                      updates, are beside the store)
 //! (:Directory)-[:CONTAINS]->(:Directory|:File), (:File)-[:CONTAINS]->(:Symbol),
 //! (:Symbol)-[:CONTAINS]->(:Symbol)
 //! (:File)-[:IMPORTS {kind, alias, line}]->(:Module|:File)
@@ -30,17 +31,13 @@
 //! The properties are those of `crate::graph` (the same as in Neo4j), plus
 //! `seq`, which orders commits loaded in the same second (oldest first).
 
-pub const SCHEMA_VERSION: &str = "6";
+pub const SCHEMA_VERSION: &str = "5";
 
 pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
     "CREATE NODE TABLE IF NOT EXISTS Commit(sha STRING, parent STRING, time INT64, date STRING, \
      author STRING, subject STRING, seq INT64, PRIMARY KEY(sha))",
-    // A file's blob in the code graph is a property of the file, not a node
-    // table of its own: Kuzu holds about 6 MiB per node table in every
-    // process that opens the store (docs/choices.md).
-    "CREATE NODE TABLE IF NOT EXISTS File(path STRING, language STRING, blob STRING DEFAULT '', \
-     PRIMARY KEY(path))",
+    "CREATE NODE TABLE IF NOT EXISTS File(path STRING, language STRING, PRIMARY KEY(path))",
     "CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, path STRING, qualname STRING, name STRING, \
      kind STRING, sig STRING, language STRING, deleted BOOLEAN, start_line INT64, end_line INT64, \
      content_hash STRING, unresolved INT64, PRIMARY KEY(id))",
@@ -51,6 +48,8 @@ pub const CREATE: &[&str] = &[
     "CREATE REL TABLE IF NOT EXISTS CONTINUES(FROM Symbol TO Symbol, sha STRING, similarity DOUBLE)",
     "CREATE NODE TABLE IF NOT EXISTS Directory(path STRING, PRIMARY KEY(path))",
     "CREATE NODE TABLE IF NOT EXISTS Module(name STRING, language STRING, PRIMARY KEY(name))",
+    "CREATE NODE TABLE IF NOT EXISTS Source(path STRING, blob STRING, language STRING, \
+     PRIMARY KEY(path))",
     "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Directory TO Directory, FROM Directory TO File, \
      FROM File TO Symbol, FROM Symbol TO Symbol, file STRING)",
     "CREATE REL TABLE IF NOT EXISTS IMPORTS(FROM File TO Module, FROM File TO File, kind STRING, \
