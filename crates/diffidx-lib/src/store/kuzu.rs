@@ -135,8 +135,7 @@ pub fn execute(
     stmt: &mut PreparedStatement,
     params: Vec<(&str, Value)>,
 ) -> Result<Vec<Vec<Value>>> {
-    let result = conn.execute(stmt, params).map_err(|e| error(what, e))?;
-    Ok(result.collect())
+    execute_map(conn, what, stmt, params, Some)
 }
 
 /// Like [`execute`], making each row a `T` as it is read (rows `f` turns
