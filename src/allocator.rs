@@ -15,9 +15,10 @@
 //! environment still overrides them, as jemalloc documents.
 //!
 //! Half a second is long at the end of a phase that frees most of what it
-//! held (a backfill's parse cache, before the store's load), so the library
-//! asks for freed pages back there ([`register_release`],
-//! `diffidx_lib::memory`).
+//! held (a backfill's parse cache, before the store's load), and for the
+//! phases after it, which free a few large blocks each: there the library
+//! asks for freed pages back at once, and from then on as they are freed
+//! ([`register_release`], `diffidx_lib::memory`).
 
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -35,24 +36,87 @@ unsafe impl Sync for MallocConf {}
 static MALLOC_CONF: MallocConf =
     MallocConf(c"narenas:2,dirty_decay_ms:500,muzzy_decay_ms:0".as_ptr());
 
-/// Lets the library return freed pages at the end of a phase: jemalloc
-/// purges the unused dirty pages of every arena.
+/// Lets the library return freed pages once a run's diffing has ended:
+/// every arena's unused dirty pages now, and each page as it is freed from
+/// then on.
 pub fn register_release() {
-    diffidx_lib::memory::set_release(purge_all_arenas);
+    diffidx_lib::memory::set_release(release_from_now_on);
 }
 
-fn purge_all_arenas() {
+fn release_from_now_on() {
+    // Arenas are made on demand (two at most with the options above, more
+    // if `MALLOC_CONF` says so); one not made yet takes the default, which
+    // stays as it was.
+    let mut arenas: u32 = 0;
+    let mut len = std::mem::size_of::<u32>();
+    // SAFETY: reads a `unsigned` into a buffer of its size; a failure leaves
+    // it at 0 and no arena is changed.
+    unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"arenas.narenas".as_ptr(),
+            (&mut arenas as *mut u32).cast(),
+            &mut len,
+            std::ptr::null_mut(),
+            0,
+        );
+    }
+    for arena in 0..arenas {
+        let Ok(name) = std::ffi::CString::new(format!("arena.{arena}.dirty_decay_ms")) else {
+            continue;
+        };
+        let mut at_once: isize = 0;
+        // SAFETY: writes a `ssize_t` from a value of its size; an arena not
+        // initialized yet returns an error code and nothing changes.
+        unsafe {
+            tikv_jemalloc_sys::mallctl(
+                name.as_ptr(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                (&mut at_once as *mut isize).cast(),
+                std::mem::size_of::<isize>(),
+            );
+        }
+    }
     // `MALLCTL_ARENAS_ALL`: the pseudo-index that names every arena.
-    const NAME: &std::ffi::CStr = c"arena.4096.purge";
+    const PURGE: &std::ffi::CStr = c"arena.4096.purge";
     // SAFETY: a void control (no value read or written); a failure (an
     // unknown name) returns an error code and changes nothing.
     unsafe {
         tikv_jemalloc_sys::mallctl(
-            NAME.as_ptr(),
+            PURGE.as_ptr(),
             std::ptr::null_mut(),
             std::ptr::null_mut(),
             std::ptr::null_mut(),
             0,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    fn dirty_decay_ms_of_arena_0() -> isize {
+        let mut ms: isize = -2;
+        let mut len = std::mem::size_of::<isize>();
+        // SAFETY: reads a `ssize_t` into a buffer of its size.
+        let rc = unsafe {
+            tikv_jemalloc_sys::mallctl(
+                c"arena.0.dirty_decay_ms".as_ptr(),
+                (&mut ms as *mut isize).cast(),
+                &mut len,
+                std::ptr::null_mut(),
+                0,
+            )
+        };
+        assert_eq!(rc, 0, "arena 0 answers");
+        ms
+    }
+
+    #[test]
+    fn after_the_release_freed_pages_go_back_at_once() {
+        // The harness has allocated, so arena 0 exists, with the options
+        // compiled in.
+        assert_eq!(dirty_decay_ms_of_arena_0(), 500);
+        super::release_from_now_on();
+        assert_eq!(dirty_decay_ms_of_arena_0(), 0);
     }
 }

@@ -1,4 +1,4 @@
-//! Handing freed memory back to the system where a run's phase ends.
+//! Handing freed memory back to the system once a run's diffing ends.
 //!
 //! An allocator keeps pages a program freed for a while, to serve the next
 //! allocations without asking the system again (jemalloc, as the binary
@@ -6,23 +6,31 @@
 //! the parse cache is freed at once, and the store's load that follows
 //! allocates on Kuzu's own threads and size classes: the freed pages and the
 //! load's were resident together (App-vNext/Polly: 190 MiB of freed pages
-//! under the load, which made the run's peak). The library does not know
-//! the allocator, so the binary registers how to release ([`set_release`])
-//! and a run calls [`release`] where a phase has freed much.
+//! under the load, which made the run's peak). The phases after it (the
+//! load, the code graph, the search index) allocate and free tens of MiB
+//! in a few large blocks each (a `COPY`'s columns), so keeping freed pages
+//! for half a second there only stacks one block's pages under the next;
+//! from then on they go back as they are freed. The library does not know
+//! the allocator, so the binary registers how ([`set_release`]) and a run
+//! calls [`release_from_now_on`] when its diffing has ended.
 
 use std::sync::OnceLock;
 
 static RELEASE: OnceLock<fn()> = OnceLock::new();
 
-/// Registers how the process's allocator returns freed pages to the system.
-/// The first registration holds; without one, [`release`] does nothing.
+/// Registers how the process's allocator returns the pages it holds free to
+/// the system and returns each page as soon as it is freed from then on.
+/// The first registration holds; without one, [`release_from_now_on`] does
+/// nothing.
 pub fn set_release(release: fn()) {
     let _ = RELEASE.set(release);
 }
 
-/// Returns the pages the allocator holds free to the system, if the
-/// process said how ([`set_release`]).
-pub fn release() {
+/// Returns the pages the allocator holds free to the system, and from now
+/// on every page as soon as it is freed, if the process said how
+/// ([`set_release`]). For the end of a phase that allocated many small
+/// blocks, before phases that allocate few large ones.
+pub fn release_from_now_on() {
     if let Some(release) = RELEASE.get() {
         release();
     }
@@ -42,8 +50,8 @@ mod tests {
     fn release_calls_what_was_registered_first() {
         super::set_release(count);
         super::set_release(|| panic!("a second registration must not replace the first"));
-        super::release();
-        super::release();
+        super::release_from_now_on();
+        super::release_from_now_on();
         assert_eq!(CALLS.load(Ordering::SeqCst), 2);
     }
 }

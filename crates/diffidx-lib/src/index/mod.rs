@@ -506,8 +506,9 @@ fn write_records(
         }
     }
     // The diffing has ended and freed its cache: its pages go back before
-    // the load allocates its own (see `crate::memory`).
-    crate::memory::release();
+    // the load allocates its own, and the load's as it frees them (see
+    // `crate::memory`).
+    crate::memory::release_from_now_on();
     flush(store.get()?, notes, &mut batch, report)
 }
 
