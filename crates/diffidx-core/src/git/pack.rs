@@ -12,6 +12,7 @@
 //! needs to read back (its trees) stay in `gix`'s object memory.
 
 use std::collections::HashMap;
+use std::io::{Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -103,6 +104,10 @@ fn compressed(
     Ok(entry)
 }
 
+/// Entries handed to the pack writer at a time, each chunk dropped once
+/// written.
+const ENTRIES_PER_CHUNK: usize = 256;
+
 /// Writes `blobs` and `objects` as one pack (and its index) into `repo`'s
 /// object directory. Returns the pack's `.keep` file, which holds off `git
 /// gc` until a ref names the objects: the caller removes it then.
@@ -122,11 +127,23 @@ pub fn write(repo: &gix::Repository, blobs: Blobs, objects: &Storage) -> Result<
         entries.push(compressed(*id, *kind, data, hash)?);
     }
     let count = u32::try_from(entries.len()).map_err(|e| failed(e.to_string()))?;
-    let mut bytes = Vec::new();
+    let directory = repo.objects.store_ref().path().join("pack");
+    // The pack's bytes go to a file beside where it will be, not to memory,
+    // and each chunk of entries is dropped once written: the notes commit
+    // runs beside the store's load, and a pack in memory grew by doubling
+    // to up to twice the notes' bytes (App-vNext/Polly: 16 MiB more at the
+    // load's start than the entries themselves).
+    let mut spool = tempfile::tempfile_in(&directory).map_err(|e| failed(e.to_string()))?;
     {
+        let mut rest = entries.into_iter();
+        let chunks = std::iter::from_fn(move || {
+            let chunk: Vec<_> = rest.by_ref().take(ENTRIES_PER_CHUNK).collect();
+            (!chunk.is_empty()).then_some(Ok(chunk))
+        });
+        let mut out = std::io::BufWriter::new(&mut spool);
         let mut writer = pack::data::output::bytes::FromEntriesIter::new(
-            std::iter::once(Ok(entries)),
-            &mut bytes,
+            chunks,
+            &mut out,
             count,
             pack::data::Version::V2,
             hash,
@@ -134,10 +151,13 @@ pub fn write(repo: &gix::Repository, blobs: Blobs, objects: &Storage) -> Result<
         for written in &mut writer {
             written.map_err(|e| failed(e.to_string()))?;
         }
+        out.flush().map_err(|e| failed(e.to_string()))?;
     }
-    let directory = repo.objects.store_ref().path().join("pack");
+    spool
+        .seek(SeekFrom::Start(0))
+        .map_err(|e| failed(e.to_string()))?;
     let outcome = pack::Bundle::write_to_directory(
-        &mut bytes.as_slice(),
+        &mut std::io::BufReader::new(spool),
         Some(&directory),
         &mut gix::progress::Discard,
         &AtomicBool::new(false),
@@ -173,5 +193,39 @@ mod tests {
         );
         assert_eq!(blobs.read(&id).unwrap().unwrap(), data);
         assert_eq!(blobs.size(&id), Some(data.len() as u64));
+    }
+
+    #[test]
+    fn a_pack_of_more_blobs_than_one_chunk_holds_each_and_leaves_no_spool() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = gix::init_bare(dir.path()).unwrap();
+        let mut blobs = Blobs::default();
+        let notes: Vec<(ObjectId, String)> = (0..2 * ENTRIES_PER_CHUNK + 7)
+            .map(|i| {
+                let note = format!("{{\"note\":{i}}}\n");
+                (
+                    blobs.add(repo.object_hash(), note.as_bytes()).unwrap(),
+                    note,
+                )
+            })
+            .collect();
+        let keep = write(&repo, blobs, &Storage::default())
+            .unwrap()
+            .expect("a pack");
+        let reopened = gix::open(dir.path()).unwrap();
+        for (id, note) in &notes {
+            let object = reopened.find_object(*id).unwrap();
+            assert_eq!(object.data, note.as_bytes(), "{id}");
+        }
+        // The pack, its index and its keep file: the spooled bytes are gone.
+        let mut left: Vec<String> = std::fs::read_dir(keep.parent().unwrap())
+            .unwrap()
+            .map(|e| {
+                let name = e.unwrap().file_name().to_string_lossy().into_owned();
+                name.rsplit('.').next().unwrap().to_owned()
+            })
+            .collect();
+        left.sort();
+        assert_eq!(left, ["idx", "keep", "pack"]);
     }
 }
