@@ -13,7 +13,7 @@ pub mod resolve;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-pub use facts::{Def, FileFacts, Import, ImportKind, Receiver, RefKind, Reference};
+pub use facts::{Def, FileFacts, HeldFacts, Import, ImportKind, Receiver, RefKind, Reference};
 pub use resolve::{
     rust_module, DefIndex, Edge, EdgeKind, FileEdges, ImportEdge, ImportTarget, Resolution,
     SourceFile, MAX_CANDIDATES,

@@ -435,3 +435,13 @@ fn directories_chain_up_to_the_root() {
     assert_eq!(parent_dir("a/b/c.rs"), "a/b");
     assert_eq!(parent_dir("e.rs"), "");
 }
+
+#[test]
+fn held_facts_decode_to_the_facts_they_hold() {
+    for (path, source) in [("src/store.rs", STORE_RS), ("src/model.rs", MODEL_RS)] {
+        let parsed = facts(path, source);
+        assert!(!parsed.facts.defs.is_empty() && !parsed.facts.refs.is_empty());
+        let held = HeldFacts::of(&parsed.facts).expect("encodable");
+        assert_eq!(held.facts().as_ref(), Some(&*parsed.facts), "{path}");
+    }
+}

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use gix::ObjectId;
 
+use crate::codegraph::HeldFacts;
 use crate::delta::{self, FileVersion, Labeled, Status, SymbolDelta};
 use crate::error::{Error, Result};
 use crate::git::hunks::{diff_lines, LineChange};
@@ -204,7 +205,7 @@ fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
 }
 
 /// Code-graph facts of blobs the differ parsed, by blob and language.
-pub type ParsedFacts = HashMap<(ObjectId, Language), crate::codegraph::FileFacts>;
+pub type ParsedFacts = HashMap<(ObjectId, Language), crate::codegraph::HeldFacts>;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DiffStats {
@@ -824,8 +825,8 @@ impl<'r> SymbolDiffer<'r> {
                     let mut extracted =
                         self.extractor
                             .extract_from(language, &source.text, base, wanted);
-                    if let Some(facts) = extracted.facts.take() {
-                        self.facts_found.insert((blob, language), facts);
+                    if let Some(held) = extracted.facts.take().as_ref().and_then(HeldFacts::of) {
+                        self.facts_found.insert((blob, language), held);
                     }
                     match extracted.over_limit {
                         Some(why) => Err(Unreadable::OverLimit(why)),

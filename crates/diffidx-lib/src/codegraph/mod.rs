@@ -244,16 +244,21 @@ fn facts_of(
     sides: &[diffidx_core::git::FileSide],
     parsed: ParsedFacts,
 ) -> Result<(SideFacts, usize), GraphError> {
-    // Shared, not moved: two paths may hold the same blob.
-    let parsed: HashMap<_, Arc<FileFacts>> =
-        parsed.into_iter().map(|(k, v)| (k, Arc::new(v))).collect();
+    // Decoded once and shared: two paths may hold the same blob.
+    let mut decoded: HashMap<_, Arc<FileFacts>> = HashMap::new();
     let mut known: Vec<Option<Arc<FileFacts>>> = sides
         .iter()
         .map(|side| {
-            let language = Language::from_path(&side.path)?;
-            parsed.get(&(side.blob, language)).cloned()
+            let key = (side.blob, Language::from_path(&side.path)?);
+            if let Some(facts) = decoded.get(&key) {
+                return Some(Arc::clone(facts));
+            }
+            let facts = Arc::new(parsed.get(&key)?.facts()?);
+            decoded.insert(key, Arc::clone(&facts));
+            Some(facts)
         })
         .collect();
+    drop(parsed);
     let reused = known.iter().filter(|f| f.is_some()).count();
     let unparsed: Vec<_> = sides
         .iter()
