@@ -104,7 +104,10 @@ impl<'r> Notes<'r> {
     /// pack per one-commit run would leave a pack per commit instead.
     pub fn pack_writes(&mut self) {
         if self.packing.is_none() {
-            self.packing = Some(self.repo.repo.clone().with_object_memory());
+            let packing = self.repo.repo.clone().with_object_memory();
+            self.blobs =
+                super::pack::Blobs::in_dir(packing.objects.store_ref().path().join("pack"));
+            self.packing = Some(packing);
         }
     }
 
