@@ -192,7 +192,7 @@ fn compressed(
     hash: gix::hash::Kind,
 ) -> Result<pack::data::output::Entry> {
     let count = pack::data::output::Count::from_data(id, None);
-    let mut entry = pack::data::output::Entry::from_data(
+    pack::data::output::Entry::from_data(
         &count,
         &gix::objs::Data::new(data, kind, hash),
         gix::zlib::Compression::BEST_SPEED,
@@ -200,12 +200,7 @@ fn compressed(
     .map_err(|e| Error::Object {
         id: id.to_string(),
         reason: e.to_string(),
-    })?;
-    // The compressor grows its output by doubling: up to twice the bytes
-    // it holds, for as long as a run stages notes (Polly: 23 MiB held, 13
-    // once shrunk).
-    entry.compressed_data.shrink_to_fit();
-    Ok(entry)
+    })
 }
 
 /// Entries handed to the pack writer at a time, each chunk dropped once
