@@ -725,6 +725,26 @@ mod tests {
         test(&conn);
     }
 
+    fn insert_t(conn: &Connection<'_>, rows: Vec<Value>) -> Result<()> {
+        insert_nodes(
+            conn,
+            "test",
+            "T",
+            &NODE_COLUMNS,
+            &["CAST(NULL AS INT64)"],
+            rows,
+        )
+    }
+
+    /// `row` with a column whose type a CSV field does not carry: a null.
+    fn with_null_x(mut row: Value) -> Value {
+        if let Value::Struct(fields) = &mut row {
+            fields.retain(|(k, _)| k != "x");
+            fields.push(("x".into(), Value::Null(LogicalType::Double)));
+        }
+        row
+    }
+
     /// Stages node rows of `T` in a file, as `insert_nodes` does.
     fn copy_nodes(conn: &Connection<'_>, rows: &[impl StoreRow]) -> Result<bool> {
         copy_from_file(
@@ -1080,24 +1100,10 @@ mod tests {
     #[test]
     fn rows_a_file_cannot_carry_go_in_from_a_parameter_list() {
         with_tables(|conn| {
-            // A column whose type a CSV field does not carry here: a null.
-            let mut odd = node(7, "odd");
-            if let Value::Struct(fields) = &mut odd {
-                fields.retain(|(k, _)| k != "x");
-                fields.push(("x".into(), Value::Null(LogicalType::Double)));
-            }
-            let rows = vec![odd, node(8, "")];
+            let rows = vec![with_null_x(node(7, "odd")), node(8, "")];
             let copied = copy_nodes(conn, &rows);
             assert!(!copied.unwrap(), "a null is not staged in a file");
-            insert_nodes(
-                conn,
-                "test",
-                "T",
-                &NODE_COLUMNS,
-                &["CAST(NULL AS INT64)"],
-                rows,
-            )
-            .unwrap();
+            insert_t(conn, rows).unwrap();
             let texts = query(conn, "read", "MATCH (t:T) RETURN t.text ORDER BY t.id").unwrap();
             let texts: Vec<Option<String>> = texts.iter().map(|r| as_string(&r[0])).collect();
             assert_eq!(texts, [Some("odd".to_owned()), Some(String::new())]);
@@ -1108,29 +1114,23 @@ mod tests {
     fn nodes_go_in_a_copy_per_part_and_a_part_a_file_cannot_carry_from_a_list() {
         with_tables(|conn| {
             let count = NODE_ROWS_PER_COPY + 5;
-            let mut rows: Vec<Value> = (0..count).map(|i| node(i, &format!("t{i}"))).collect();
-            // In the second part: it and the rest of its part go in from a
-            // parameter list, after the first part's `COPY`.
-            if let Value::Struct(fields) = &mut rows[NODE_ROWS_PER_COPY + 2] {
-                fields.retain(|(k, _)| k != "x");
-                fields.push(("x".into(), Value::Null(LogicalType::Double)));
-            }
-            insert_nodes(
-                conn,
-                "test",
-                "T",
-                &NODE_COLUMNS,
-                &["CAST(NULL AS INT64)"],
-                rows,
-            )
-            .unwrap();
+            // One row in the second part: it and the rest of its part go in
+            // from a parameter list, after the first part's `COPY`.
+            let odd = NODE_ROWS_PER_COPY + 2;
+            let rows: Vec<Value> = (0..count)
+                .map(|i| match node(i, &format!("t{i}")) {
+                    row if i == odd => with_null_x(row),
+                    row => row,
+                })
+                .collect();
+            insert_t(conn, rows).unwrap();
             let stored = query(conn, "read", "MATCH (t:T) RETURN t.id, t.text").unwrap();
             let stored: std::collections::BTreeMap<String, String> = stored
                 .iter()
                 .map(|r| (as_string(&r[0]).unwrap(), as_string(&r[1]).unwrap()))
                 .collect();
             assert_eq!(stored.len(), count, "each row once");
-            for i in [0, NODE_ROWS_PER_COPY - 1, NODE_ROWS_PER_COPY + 2, count - 1] {
+            for i in [0, NODE_ROWS_PER_COPY - 1, odd, count - 1] {
                 assert_eq!(
                     stored.get(&format!("0{i}")),
                     Some(&format!("t{i}")),
