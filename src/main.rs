@@ -9,6 +9,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    allocator::register_release();
+    {
+        allocator::register_release();
+        allocator::syntax_trees::keep_apart();
+    }
     cli::main()
 }

@@ -19,6 +19,10 @@
 //! phases after it, which free a few large blocks each: there the library
 //! asks for freed pages back at once, and from then on as they are freed
 //! ([`register_release`], `diffidx_lib::memory`).
+//!
+//! Syntax trees are allocated in an arena of their own ([`syntax_trees`]).
+
+pub mod syntax_trees;
 
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
