@@ -929,7 +929,7 @@ fn flush(
     let (committed, loaded) = std::thread::scope(|scope| {
         let loader = scope.spawn(move || {
             let loading = Instant::now();
-            let loaded = store.load_rows_then(&rows, || tip.recv().ok().flatten());
+            let loaded = store.load_rows_then(rows, || tip.recv().ok().flatten());
             (loaded, loading.elapsed())
         });
         let started = Instant::now();

@@ -9,7 +9,8 @@
 //! by their primary key. So what is new is copied, and only what is
 //! already stored pays for a `MERGE`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use ::kuzu::Connection;
 use diffidx_core::CommitRecord;
@@ -31,13 +32,14 @@ impl Store {
 
     /// Loads rows made from records of commits that are not in the store
     /// ([`Store::stored_commits`]; the caller holds the writer lock, so
-    /// that cannot change) in one transaction, and records the notes tip
+    /// that cannot change) in one transaction, letting each kind of row go
+    /// once it is written, and records the notes tip
     /// as loaded. The tip is asked for only once the rows are written, so
     /// that the caller can commit the notes meanwhile; `None` for it (the
     /// notes failed) rolls the load back, and this returns false.
     pub fn load_rows_then(
         &self,
-        rows: &GraphRows,
+        rows: GraphRows,
         notes_tip: impl FnOnce() -> Option<Option<String>>,
     ) -> Result<bool> {
         let mut notes_tip = Some(notes_tip);
@@ -113,7 +115,7 @@ fn load_in_transaction(
         .iter()
         .filter(|r| !present.contains(&r.info.id.to_string()));
     let rows = GraphRows::from_records(fresh);
-    write(conn, &rows)?;
+    write(conn, rows)?;
     if let Some(tip) = notes_tip {
         set_meta(conn, "notes_tip", tip)?;
     }
@@ -141,7 +143,11 @@ fn present_commits<'a>(
     .collect())
 }
 
-fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
+/// Writes `rows`, dropping the symbols' rows once written: the
+/// relationships' `COPY`s and the commit that follow hold tens of MiB
+/// each, and the symbols were the largest part of what the rows hold
+/// (App-vNext/Polly: 27,000 of them, about 20 MiB).
+fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
     let base_seq = next_seq(conn)?;
     let commits = rows
         .commits
@@ -178,7 +184,7 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
     )?;
     // New symbols go in with `COPY`; only those already stored are
     // updated with a `MERGE`, whose cost grows with the table.
-    let mut stored = symbol_ids(conn, rows)?;
+    let mut stored = symbol_ids(conn, &rows)?;
     let (updated, created): (Vec<&SymbolNode>, Vec<&SymbolNode>) =
         rows.symbols.values().partition(|s| stored.contains(&*s.id));
     insert_symbols(conn, "symbols", &created, &mut stored)?;
@@ -200,6 +206,10 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
          SET s.deleted = true, s.start_line = r.start_line, s.end_line = r.end_line",
         updated.into_iter().map(row).collect(),
     )?;
+    // All the moves need of the symbols is the language of their targets.
+    let languages = move_languages(&rows);
+    rows.symbols = BTreeMap::new();
+    rows.deleted = BTreeMap::new();
     // Relationships go in with `COPY`, which finds both ends by their key
     // (an `UNWIND ... MERGE` compares each row with every node of the
     // table). A symbol a relationship names that no row wrote is created
@@ -219,7 +229,7 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
         )
         .flatten();
     insert_bare_symbols(conn, named, &mut stored)?;
-    let edges = child_edges(conn, rows)?;
+    let edges = child_edges(conn, &rows)?;
     let (to_symbols, to_files): (Vec<_>, Vec<_>) = rows
         .child_of
         .iter()
@@ -257,7 +267,7 @@ fn write(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
         rows.changed_in.iter().collect(),
         Insert::Bulk,
     )?;
-    link_moves(conn, rows, &mut stored)?;
+    link_moves(conn, &rows, &languages, &mut stored)?;
     // Like the changes: only commits not loaded yet get here, so each
     // link is new.
     insert_rels(
@@ -436,7 +446,27 @@ fn next_seq(conn: &Connection<'_>) -> Result<i64> {
 /// text: a live one first (the one this commit moves away is live until
 /// linked; one deleted earlier is not it), then the smallest id. Without
 /// one, a deleted placeholder.
-fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<String>) -> Result<()> {
+/// The language of each symbol a move of `rows` goes to, where the rows
+/// know it.
+fn move_languages(rows: &GraphRows) -> HashMap<Arc<str>, &'static str> {
+    rows.moved_to
+        .iter()
+        .filter_map(|m| {
+            let node = rows
+                .symbols
+                .get(&m.to)
+                .or_else(|| rows.deleted.get(&m.to))?;
+            Some((Arc::clone(&m.to), node.language))
+        })
+        .collect()
+}
+
+fn link_moves(
+    conn: &Connection<'_>,
+    rows: &GraphRows,
+    languages: &HashMap<Arc<str>, &'static str>,
+    stored: &mut HashSet<String>,
+) -> Result<()> {
     let moves = &rows.moved_to;
     if moves.is_empty() {
         return Ok(());
@@ -500,10 +530,6 @@ fn link_moves(conn: &Connection<'_>, rows: &GraphRows, stored: &mut HashSet<Stri
     // move says of it and the language of the new one; a stored one is
     // marked deleted. (A new identity with no language, created bare,
     // leaves the rest to the `MERGE` that did it all before.)
-    let mut languages: HashMap<&str, &'static str> = HashMap::new();
-    for s in rows.symbols.values().chain(rows.deleted.values()) {
-        languages.insert(&s.id, s.language);
-    }
     let mut created: HashMap<&str, SymbolNode> = HashMap::new();
     let mut marked: Vec<&str> = Vec::new();
     let mut unusual: Vec<(&MovedTo, &String)> = Vec::new();
