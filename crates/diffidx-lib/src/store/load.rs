@@ -143,10 +143,10 @@ fn present_commits<'a>(
     .collect())
 }
 
-/// Writes `rows`, dropping the symbols' rows once written: the
-/// relationships' `COPY`s and the commit that follow hold tens of MiB
-/// each, and the symbols were the largest part of what the rows hold
-/// (App-vNext/Polly: 27,000 of them, about 20 MiB).
+/// Writes `rows`, dropping each kind of symbol row once written: the
+/// `COPY`s and the commit that follow hold tens of MiB each, and the
+/// symbols were the largest part of what the rows hold (App-vNext/Polly:
+/// 27,000 of them, about 20 MiB).
 fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
     let base_seq = next_seq(conn)?;
     let commits = rows
@@ -185,6 +185,8 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
     // New symbols go in with `COPY`; only those already stored are
     // updated with a `MERGE`, whose cost grows with the table.
     let mut stored = symbol_ids(conn, &rows)?;
+    // All the moves need of the symbols is the language of their targets.
+    let languages = move_languages(&rows);
     let (updated, created): (Vec<&SymbolNode>, Vec<&SymbolNode>) =
         rows.symbols.values().partition(|s| stored.contains(&*s.id));
     insert_symbols(conn, "symbols", &created, &mut stored)?;
@@ -196,6 +198,7 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
          s.start_line = r.start_line, s.end_line = r.end_line, s.content_hash = r.content_hash",
         updated.into_iter().map(row).collect(),
     )?;
+    rows.symbols = BTreeMap::new();
     let (updated, created): (Vec<&SymbolNode>, Vec<&SymbolNode>) =
         rows.deleted.values().partition(|s| stored.contains(&*s.id));
     insert_symbols(conn, "deleted symbols", &created, &mut stored)?;
@@ -206,9 +209,6 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
          SET s.deleted = true, s.start_line = r.start_line, s.end_line = r.end_line",
         updated.into_iter().map(row).collect(),
     )?;
-    // All the moves need of the symbols is the language of their targets.
-    let languages = move_languages(&rows);
-    rows.symbols = BTreeMap::new();
     rows.deleted = BTreeMap::new();
     // Relationships go in with `COPY`, which finds both ends by their key
     // (an `UNWIND ... MERGE` compares each row with every node of the
