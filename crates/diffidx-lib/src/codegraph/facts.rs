@@ -58,17 +58,18 @@ impl FactFiles {
         })
     }
 
-    /// Writes the facts of each (path, blob); one that cannot be written is
-    /// parsed again by the next update. Returns how many were written.
+    /// Writes the facts of each (path, blob), letting each go once written;
+    /// one that cannot be written is parsed again by the next update.
+    /// Returns how many were written.
     pub fn write_all<F: std::ops::Deref<Target = FileFacts>>(
         &self,
-        items: &[(String, String, F)],
+        items: Vec<(String, String, F)>,
     ) -> usize {
         if items.is_empty() || std::fs::create_dir_all(&self.dir).is_err() {
             return 0;
         }
         items
-            .iter()
+            .into_iter()
             .filter(|(path, blob, facts)| self.write_file(path, blob, facts).is_ok())
             .count()
     }
@@ -156,7 +157,7 @@ mod tests {
             ("b.rs", "b1", "three"),
         ]
         .map(|(path, blob, name)| (path.to_owned(), blob.to_owned(), Box::new(facts(name))));
-        assert_eq!(files.write_all(&items), 3);
+        assert_eq!(files.write_all(items.into()), 3);
         assert_eq!(files.read("a.rs", "b1"), Some(facts("one")));
         assert_eq!(files.read("a.rs", "b2"), Some(facts("two")));
         assert_eq!(files.read("b.rs", "b1"), Some(facts("three")));

@@ -78,9 +78,9 @@ pub fn source_files(
 
 /// Moves the graph to `commit` (normally `HEAD`). Does nothing when it is
 /// there already. `known` is what the run found already; the files it does
-/// not give facts of are parsed here. The facts of the files it read go to
-/// `fresh`, with their words (for the search index, which reads the same
-/// parse).
+/// not give facts of are parsed here. The declarations of the files it read
+/// go to `fresh`, with their words (for the search index, which reads the
+/// same parse), without the references and imports.
 pub fn update(
     store: &Store,
     differ: &mut SymbolDiffer<'_>,
@@ -172,7 +172,6 @@ pub fn update(
             blob,
             language: language.name().to_owned(),
         });
-        fresh.insert(side.path.clone(), Arc::clone(&facts));
         new.insert(side.path.clone(), SourceFile { language, facts });
         changed.insert(side.path.clone());
     }
@@ -192,13 +191,15 @@ pub fn update(
     // writes one per source file. A fact file missing when the store
     // names its blob is a cache miss, never a wrong graph.
     let report = std::thread::scope(|scope| -> Result<GraphReport, GraphError> {
-        scope.spawn(|| fact_files.write_all(&unwritten));
+        let writing = &fact_files;
+        scope.spawn(move || writing.write_all(unwritten));
         let index = DefIndex::new(&new);
         let mut rows = CodeRows::default();
         for path in &rederived {
             let file = &new[path];
             rows.add_file(path, file.language, &file.facts, index.resolve_file(path));
         }
+        drop(index);
         let file_set_changed = !current
             || !removed.is_empty()
             || changed_sides.iter().any(|s| !old.contains_key(&s.path));
@@ -211,6 +212,17 @@ pub fn update(
             derived: rederived.len(),
             files: new.len(),
         };
+        // What comes after the graph (the search index's words, the
+        // semantic chunks) reads only the declarations: the references and
+        // imports go before the store's writes, which hold tens of MiB
+        // (App-vNext/Polly: 15 MiB of facts decoded, most of it references).
+        drop(old);
+        for side in &changed_sides {
+            if let Some(file) = new.remove(&side.path) {
+                fresh.insert(side.path.clone(), declarations_of(file.facts));
+            }
+        }
+        drop(new);
         store.write_graph(&GraphWrite {
             commit: sha,
             version: GRAPH_VERSION.to_owned(),
@@ -233,6 +245,16 @@ pub fn update(
         fact_files.keep_only(live.iter().map(|(path, blob)| (*path, blob.as_str())));
     }
     Ok(Some(report))
+}
+
+/// The declarations of `facts` alone: taken when no one else holds them
+/// (the fact-file writer may still), else copied.
+fn declarations_of(facts: Arc<FileFacts>) -> Arc<FileFacts> {
+    let defs = Arc::try_unwrap(facts).map_or_else(|shared| shared.defs.clone(), |own| own.defs);
+    Arc::new(FileFacts {
+        defs,
+        ..FileFacts::default()
+    })
 }
 
 /// The facts of `sides`, in order: those in `parsed` as they are, the rest

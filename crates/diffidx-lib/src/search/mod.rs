@@ -635,7 +635,8 @@ impl PreparedSearch {
 /// `before` is the store's stamp before this run loaded anything; an index
 /// of that stamp is updated for `touched` (the paths of the run's deltas
 /// and of the files the graph re-read), any other is rebuilt. `fresh` holds
-/// the facts (with words) of files the run parsed at the graph's commit.
+/// the declarations (with words) of files the run parsed at the graph's
+/// commit.
 pub fn prepare(
     store: &Store,
     state: &StateDir,

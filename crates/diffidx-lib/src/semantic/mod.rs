@@ -394,7 +394,7 @@ pub(crate) fn service_config(
 }
 
 /// Brings the semantic index to the files at the store's graph commit.
-/// `fresh` holds the facts of files the run parsed at that commit.
+/// `fresh` holds the declarations of files the run parsed at that commit.
 pub fn update(
     store: &Store,
     state: &StateDir,
