@@ -51,19 +51,8 @@ fn release_from_now_on() {
     // Arenas are made on demand (two at most with the options above, more
     // if `MALLOC_CONF` says so); one not made yet takes the default, which
     // stays as it was.
-    let mut arenas: u32 = 0;
-    let mut len = std::mem::size_of::<u32>();
-    // SAFETY: reads a `unsigned` into a buffer of its size; a failure leaves
-    // it at 0 and no arena is changed.
-    unsafe {
-        tikv_jemalloc_sys::mallctl(
-            c"arenas.narenas".as_ptr(),
-            (&mut arenas as *mut u32).cast(),
-            &mut len,
-            std::ptr::null_mut(),
-            0,
-        );
-    }
+    // A failure reads as none, and no arena is changed.
+    let arenas = read_u32(c"arenas.narenas").unwrap_or(0);
     for arena in 0..arenas {
         let Ok(name) = std::ffi::CString::new(format!("arena.{arena}.dirty_decay_ms")) else {
             continue;
@@ -94,6 +83,24 @@ fn release_from_now_on() {
             0,
         );
     }
+}
+
+/// An `unsigned` read from jemalloc's control interface (`None` if the
+/// name is unknown or the read fails).
+fn read_u32(name: &std::ffi::CStr) -> Option<u32> {
+    let mut value: u32 = 0;
+    let mut len = std::mem::size_of::<u32>();
+    // SAFETY: reads an `unsigned` into a buffer of its size.
+    let rc = unsafe {
+        tikv_jemalloc_sys::mallctl(
+            name.as_ptr(),
+            (&mut value as *mut u32).cast(),
+            &mut len,
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    (rc == 0).then_some(value)
 }
 
 #[cfg(test)]

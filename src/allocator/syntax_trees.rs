@@ -31,7 +31,7 @@ const NO_ARENA: u32 = u32::MAX;
 pub fn keep_apart() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
-        let Some(arena) = control_read_u32(c"arenas.create") else {
+        let Some(arena) = super::read_u32(c"arenas.create") else {
             return;
         };
         ARENA.store(arena, Ordering::Relaxed);
@@ -47,23 +47,6 @@ pub fn keep_apart() {
             );
         }
     });
-}
-
-/// A `unsigned` read from jemalloc's control interface.
-fn control_read_u32(name: &std::ffi::CStr) -> Option<u32> {
-    let mut value: u32 = 0;
-    let mut len = std::mem::size_of::<u32>();
-    // SAFETY: reads an `unsigned` into a buffer of its size.
-    let rc = unsafe {
-        jemalloc::mallctl(
-            name.as_ptr(),
-            (&mut value as *mut u32).cast(),
-            &mut len,
-            std::ptr::null_mut(),
-            0,
-        )
-    };
-    (rc == 0).then_some(value)
 }
 
 /// A thread's cache for the syntax arena, given back when the thread ends.
@@ -89,7 +72,7 @@ impl Drop for ThreadCache {
 }
 
 thread_local! {
-    static THREAD_CACHE: ThreadCache = ThreadCache(control_read_u32(c"tcache.create"));
+    static THREAD_CACHE: ThreadCache = ThreadCache(super::read_u32(c"tcache.create"));
 }
 
 /// The cache flag for this thread's calls.

@@ -33,10 +33,10 @@ impl Store {
     /// Loads rows made from records of commits that are not in the store
     /// ([`Store::stored_commits`]; the caller holds the writer lock, so
     /// that cannot change) in one transaction, letting each kind of row go
-    /// once it is written, and records the notes tip
-    /// as loaded. The tip is asked for only once the rows are written, so
-    /// that the caller can commit the notes meanwhile; `None` for it (the
-    /// notes failed) rolls the load back, and this returns false.
+    /// once it is written, and records the notes tip as loaded. The tip is
+    /// asked for only once the rows are written, so that the caller can
+    /// commit the notes meanwhile; `None` for it (the notes failed) rolls
+    /// the load back, and this returns false.
     pub fn load_rows_then(
         &self,
         rows: GraphRows,
@@ -438,14 +438,6 @@ fn next_seq(conn: &Connection<'_>) -> Result<i64> {
         .map_or(0, |n| n + 1))
 }
 
-/// Links each moved symbol's old identity to its new one, in one statement
-/// per chunk (one statement per move took 3 ms each: 38 of the 86 s of a
-/// backfill of App-vNext/Polly). The old identity is the same qualname at
-/// the old path when the store has it; otherwise (the enclosing type was
-/// renamed too) a symbol at the old path with the same kind, own name and
-/// text: a live one first (the one this commit moves away is live until
-/// linked; one deleted earlier is not it), then the smallest id. Without
-/// one, a deleted placeholder.
 /// The language of each symbol a move of `rows` goes to, where the rows
 /// know it.
 fn move_languages(rows: &GraphRows) -> HashMap<Arc<str>, &'static str> {
@@ -461,6 +453,14 @@ fn move_languages(rows: &GraphRows) -> HashMap<Arc<str>, &'static str> {
         .collect()
 }
 
+/// Links each moved symbol's old identity to its new one, in one statement
+/// per chunk (one statement per move took 3 ms each: 38 of the 86 s of a
+/// backfill of App-vNext/Polly). The old identity is the same qualname at
+/// the old path when the store has it; otherwise (the enclosing type was
+/// renamed too) a symbol at the old path with the same kind, own name and
+/// text: a live one first (the one this commit moves away is live until
+/// linked; one deleted earlier is not it), then the smallest id. Without
+/// one, a deleted placeholder.
 fn link_moves(
     conn: &Connection<'_>,
     rows: &GraphRows,
