@@ -31,6 +31,76 @@ pub trait Row {
     fn props(&self) -> Vec<(&'static str, Prop<'_>)>;
 }
 
+/// A list of rows that grows a chunk at a time, for the lists a backfill
+/// fills one record at a time (App-vNext/Polly: 74,000 changes). Grown by
+/// doubling, a `Vec` held up to twice its rows' room, and each doubling
+/// copied the list into a new block while the old one was still there
+/// (10 MiB for the changes), at the height of the diffing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowList<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+/// Rows per chunk at most: a few hundred KiB of the largest rows.
+const CHUNK_ROWS: usize = 4096;
+
+impl<T> Default for RowList<T> {
+    fn default() -> Self {
+        RowList {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> RowList<T> {
+    pub fn push(&mut self, row: T) {
+        match self.chunks.last_mut() {
+            Some(chunk) if chunk.len() < chunk.capacity() => chunk.push(row),
+            _ => {
+                // As large as the list so far, up to a chunk's most: a
+                // short list (a hook's run) stays small.
+                let mut chunk = Vec::with_capacity(self.len.clamp(16, CHUNK_ROWS));
+                chunk.push(row);
+                self.chunks.push(chunk);
+            }
+        }
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn iter(&self) -> std::iter::Flatten<std::slice::Iter<'_, Vec<T>>> {
+        self.chunks.iter().flatten()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a RowList<T> {
+    type Item = &'a T;
+    type IntoIter = std::iter::Flatten<std::slice::Iter<'a, Vec<T>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T> FromIterator<T> for RowList<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(rows: I) -> Self {
+        let mut list = RowList::default();
+        for row in rows {
+            list.push(row);
+        }
+        list
+    }
+}
+
 /// `(:Commit)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommitNode {
@@ -143,8 +213,8 @@ pub struct ChangedIn {
     pub id: Arc<str>,
     pub sha: Arc<str>,
     pub status: Status,
-    /// Empty unless the symbol moved.
-    pub old_path: String,
+    /// Set when the symbol moved.
+    pub old_path: Option<Arc<str>>,
     pub modified: bool,
     pub start_line: u32,
     pub end_line: u32,
@@ -156,7 +226,10 @@ impl Row for ChangedIn {
             ("id", Prop::Str(&self.id)),
             ("sha", Prop::Str(&self.sha)),
             ("status", Prop::Str(self.status.as_str())),
-            ("old_path", Prop::Str(&self.old_path)),
+            (
+                "old_path",
+                Prop::Str(self.old_path.as_deref().unwrap_or("")),
+            ),
             ("modified", Prop::Bool(self.modified)),
             ("start_line", Prop::Int(self.start_line.into())),
             ("end_line", Prop::Int(self.end_line.into())),
@@ -170,9 +243,9 @@ impl Row for ChangedIn {
 /// and text hash (the enclosing type was renamed in the same move).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MovedTo {
-    pub from: String,
+    pub from: Arc<str>,
     pub to: Arc<str>,
-    pub old_path: String,
+    pub old_path: Arc<str>,
     pub qualname: String,
     pub name: String,
     pub kind: &'static str,
@@ -201,7 +274,7 @@ impl Row for MovedTo {
 /// DELETED symbol to the ADDED one that continues it (the note's `from`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Continues {
-    pub from: String,
+    pub from: Arc<str>,
     pub to: Arc<str>,
     pub sha: Arc<str>,
     pub similarity: Similarity,
@@ -228,10 +301,10 @@ pub struct GraphRows {
     pub symbols: BTreeMap<Arc<str>, SymbolNode>,
     /// Symbols deleted by the batch (and not re-added after), by id.
     pub deleted: BTreeMap<Arc<str>, SymbolNode>,
-    pub child_of: Vec<ChildOf>,
-    pub changed_in: Vec<ChangedIn>,
-    pub moved_to: Vec<MovedTo>,
-    pub continues: Vec<Continues>,
+    pub child_of: RowList<ChildOf>,
+    pub changed_in: RowList<ChangedIn>,
+    pub moved_to: RowList<MovedTo>,
+    pub continues: RowList<Continues>,
 }
 
 impl GraphRows {
@@ -282,13 +355,9 @@ impl RowsBuilder {
         self.edges_seen = HashSet::new();
         let mut rows = std::mem::take(&mut self.rows);
         // Grown by doubling, the lists hold up to twice their rows' room
-        // through the load that follows (Polly: 74,000 changes).
+        // through the load that follows.
         rows.commits.shrink_to_fit();
         rows.files.shrink_to_fit();
-        rows.child_of.shrink_to_fit();
-        rows.changed_in.shrink_to_fit();
-        rows.moved_to.shrink_to_fit();
-        rows.continues.shrink_to_fit();
         rows
     }
 
@@ -371,14 +440,14 @@ impl RowsBuilder {
                 id: Arc::clone(&id),
                 sha: Arc::clone(&sha),
                 status: d.status,
-                old_path: d.old_path.clone().unwrap_or_default(),
+                old_path: d.old_path.as_deref().map(|path| share(names, path)),
                 modified: d.modified.unwrap_or(false),
                 start_line: d.start_line,
                 end_line: d.end_line,
             });
             if let Some(from) = &d.from {
                 rows.continues.push(Continues {
-                    from: from.id.clone(),
+                    from: share(names, &from.id),
                     to: Arc::clone(&id),
                     sha: Arc::clone(&sha),
                     similarity: from.similarity,
@@ -386,9 +455,9 @@ impl RowsBuilder {
             }
             if let (Status::Moved, Some(old_path)) = (d.status, &d.old_path) {
                 rows.moved_to.push(MovedTo {
-                    from: symbol_id(old_path, d.kind, &d.qualname, &d.sig),
+                    from: share(names, &symbol_id(old_path, d.kind, &d.qualname, &d.sig)),
                     to: id,
-                    old_path: old_path.clone(),
+                    old_path: share(names, old_path),
                     qualname: d.qualname.clone(),
                     name: own_name(&d.qualname).to_owned(),
                     kind: d.kind.as_str(),
@@ -422,5 +491,27 @@ fn commit_node(record: &CommitRecord) -> CommitNode {
         date: info.date.clone(),
         author: info.author.clone(),
         subject: info.subject.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_list_keeps_its_rows_in_order_in_bounded_chunks() {
+        let rows: RowList<usize> = (0..10_000).collect();
+        assert_eq!(rows.len(), 10_000);
+        assert!(rows.iter().copied().eq(0..10_000), "every row, in order");
+        assert!(rows.chunks.iter().all(|c| c.capacity() <= 2 * CHUNK_ROWS));
+        let room: usize = rows.chunks.iter().map(Vec::capacity).sum();
+        assert!(
+            room < 10_000 + CHUNK_ROWS,
+            "room for {room} rows: at most a chunk to spare"
+        );
+        let few: RowList<u8> = [1, 2, 3].into_iter().collect();
+        assert_eq!(few.chunks.len(), 1);
+        assert!(few.chunks[0].capacity() < 64, "a short list stays small");
+        assert!(RowList::<u8>::default().is_empty());
     }
 }

@@ -20,7 +20,7 @@ use super::kuzu::{
     run, string_list, upsert, Insert,
 };
 use super::{set_meta, Result, Store};
-use crate::graph::{ChildOf, GraphRows, MovedTo, Parent, Prop, Row, SymbolNode};
+use crate::graph::{ChildOf, GraphRows, MovedTo, Parent, Prop, Row, RowList, SymbolNode};
 
 impl Store {
     /// Loads commit records (oldest first) in one transaction and records
@@ -143,7 +143,7 @@ fn present_commits<'a>(
     .collect())
 }
 
-/// Writes `rows`, dropping each kind of symbol row once written: the
+/// Writes `rows`, dropping each kind of row once written: the
 /// `COPY`s and the commit that follow hold tens of MiB each, and the
 /// symbols were the largest part of what the rows hold (App-vNext/Polly:
 /// 27,000 of them, about 20 MiB).
@@ -225,7 +225,7 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
         .chain(
             rows.continues
                 .iter()
-                .flat_map(|c| [Some(c.from.as_str()), Some(&*c.to)]),
+                .flat_map(|c| [Some(&*c.from), Some(&*c.to)]),
         )
         .flatten();
     insert_bare_symbols(conn, named, &mut stored)?;
@@ -249,6 +249,7 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
             Insert::Bulk,
         )?;
     }
+    rows.child_of = RowList::default();
     // Commits already in the store were skipped, so every change is new.
     insert_rels(
         conn,
@@ -267,7 +268,9 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
         rows.changed_in.iter().collect(),
         Insert::Bulk,
     )?;
+    rows.changed_in = RowList::default();
     link_moves(conn, &rows, &languages, &mut stored)?;
+    rows.moved_to = RowList::default();
     // Like the changes: only commits not loaded yet get here, so each
     // link is new.
     insert_rels(
@@ -311,8 +314,8 @@ fn symbol_ids(conn: &Connection<'_>, rows: &GraphRows) -> Result<HashSet<String>
         }
     }
     named.extend(rows.changed_in.iter().map(|c| &*c.id));
-    named.extend(rows.continues.iter().flat_map(|c| [c.from.as_str(), &c.to]));
-    named.extend(rows.moved_to.iter().flat_map(|m| [m.from.as_str(), &m.to]));
+    named.extend(rows.continues.iter().flat_map(|c| [&*c.from, &*c.to]));
+    named.extend(rows.moved_to.iter().flat_map(|m| [&*m.from, &*m.to]));
     let found = if named.len() <= lookups_at_most() {
         lookup(
             conn,
@@ -473,13 +476,13 @@ fn link_moves(
     }
     let mut known: HashSet<String> = moves
         .iter()
-        .filter(|m| stored.contains(&m.from))
-        .map(|m| m.from.clone())
+        .filter(|m| stored.contains(&*m.from))
+        .map(|m| m.from.to_string())
         .collect();
     let paths: HashSet<String> = moves
         .iter()
-        .filter(|m| !known.contains(&m.from))
-        .map(|m| m.old_path.clone())
+        .filter(|m| !known.contains(&*m.from))
+        .map(|m| m.old_path.to_string())
         .collect();
     // (path, kind, name, content hash) → ids, live ones first.
     let mut by_text: HashMap<(String, String, String, String), Vec<String>> = HashMap::new();
@@ -506,11 +509,11 @@ fn link_moves(
     }
     let mut froms = Vec::with_capacity(moves.len());
     for m in moves {
-        let from = if known.contains(&m.from) {
-            m.from.clone()
+        let from = if known.contains(&*m.from) {
+            m.from.to_string()
         } else {
             let key = (
-                m.old_path.clone(),
+                m.old_path.to_string(),
                 m.kind.to_owned(),
                 m.name.clone(),
                 m.content_hash.clone(),
@@ -519,7 +522,7 @@ fn link_moves(
                 .get(&key)
                 .and_then(|ids| ids.iter().find(|id| id.as_str() != &*m.to))
                 .cloned()
-                .unwrap_or_else(|| m.from.clone())
+                .unwrap_or_else(|| m.from.to_string())
         };
         // A later move of this batch finds what this one links (as when
         // they were written one by one).
@@ -552,7 +555,7 @@ fn link_moves(
             from,
             SymbolNode {
                 id: from.as_str().into(),
-                path: m.old_path.as_str().into(),
+                path: Arc::clone(&m.old_path),
                 qualname: m.qualname.clone(),
                 name: m.name.clone(),
                 kind: m.kind,
