@@ -231,6 +231,19 @@ impl Repo {
         &self.repo
     }
 
+    /// A handle of its own that keeps no decoded objects, for one pass
+    /// over many objects read once each (a walk of the history): through
+    /// this handle's cache they would stay for the rest of the run (2 MiB
+    /// of commits, on a backfill of App-vNext/Polly).
+    pub fn for_one_pass(&self) -> Repo {
+        let mut repo = self.repo.clone();
+        repo.object_cache_size(None);
+        Repo {
+            repo,
+            promisor: self.promisor.clone(),
+        }
+    }
+
     /// An integer from git config (`diffidx.maxFileSize`, ...), with git's
     /// `k`/`m`/`g` suffixes.
     pub fn config_integer(&self, key: &str) -> Option<i64> {

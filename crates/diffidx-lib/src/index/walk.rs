@@ -19,6 +19,7 @@ pub(super) fn commits_to_index(
     options: &IndexOptions,
     trust_noted: bool,
 ) -> Result<(Vec<CommitInfo>, Vec<String>)> {
+    let repo = &repo.for_one_pass();
     let revs = if options.revs.is_empty() {
         vec!["HEAD".to_owned()]
     } else {
