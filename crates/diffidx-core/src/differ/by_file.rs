@@ -33,6 +33,8 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::git::hunks::diff_lines;
+#[cfg(test)]
+use crate::git::FileSide;
 use crate::git::{CommitInfo, Repo, SharedRepo};
 use crate::CommitRecord;
 
@@ -44,10 +46,12 @@ const TREE_BYTES: usize = 16 << 20;
 
 /// Bytes of texts and symbols the shared cache may hold. A file's first
 /// version in a window has the last one before it as its old side, which
-/// is then still here: with 8 MiB Polly parsed 792 of those again (12,619
-/// versions, 7.46-7.84 s), with 48 MiB none (11,827, 7.19-7.33 s), for
-/// 0-10 MiB more peak memory.
-const ENTRY_BYTES: usize = 48 << 20;
+/// is then still here. The versions a window will not ask for again are
+/// dropped as it loads (see [`load`]), so the cache holds little more than
+/// those last versions: on Polly, 16 MiB parsed as few versions as 48
+/// (11,059); before that dropping, 48 MiB were needed (8 MiB parsed 792
+/// more).
+const ENTRY_BYTES: usize = 16 << 20;
 
 /// What loading a history file by file needs to know of each commit: its
 /// tree pairs' changes, as ranges of one list in commit order.
@@ -223,8 +227,9 @@ impl Loading<'_> {
             plan.append(later);
         }
         let groups = groups(&plan);
+        let uses = uses(&plan);
         let next = AtomicUsize::new(0);
-        let each = |differ: &mut SymbolDiffer<'_>| load(differ, &plan, &next, &groups);
+        let each = |differ: &mut SymbolDiffer<'_>| load(differ, &plan, &next, &groups, &uses);
         let (mut loaded, theirs, helped) = self.beside(two, differ, each, each)?;
         loaded.extend(theirs.into_iter().flatten());
         let mut slots: Vec<Option<Result<LoadedChange>>> =
@@ -391,14 +396,36 @@ fn groups(plan: &Plan) -> Vec<Vec<usize>> {
     groups
 }
 
+/// How many of the window's changes name each blob, as either side.
+fn uses(plan: &Plan) -> HashMap<ObjectId, AtomicUsize> {
+    let mut uses: HashMap<ObjectId, AtomicUsize> = HashMap::new();
+    for change in &plan.changes {
+        for side in [&change.old, &change.new].into_iter().flatten() {
+            *uses.entry(side.blob).or_default().get_mut() += 1;
+        }
+    }
+    uses
+}
+
 /// Loads the groups `next` hands out, one after another, until none is
 /// left: each change's sides without their texts ([`without_texts`]).
+///
+/// A version whose last use in the window was as an old side is dropped
+/// from the cache at once: the next version of its file was just parsed
+/// from it. What the cache keeps is then mostly the last version of each
+/// file, the old side of its first change in the next window; left to the
+/// cache's own eviction, the dead versions took most of its room.
 fn load(
     differ: &mut SymbolDiffer<'_>,
     plan: &Plan,
     next: &AtomicUsize,
     groups: &[Vec<usize>],
+    uses: &HashMap<ObjectId, AtomicUsize>,
 ) -> Vec<(usize, Result<LoadedChange>)> {
+    let used = |blob: &ObjectId| {
+        uses.get(blob)
+            .is_some_and(|left| left.fetch_sub(1, Ordering::Relaxed) == 1)
+    };
     let mut loaded = Vec::new();
     loop {
         let group = next.fetch_add(1, Ordering::Relaxed);
@@ -406,10 +433,19 @@ fn load(
             return loaded;
         };
         for &at in group {
-            let change = differ
-                .load_change(&plan.changes[at])
+            let change = &plan.changes[at];
+            let sides = differ
+                .load_change(change)
                 .map(|change| change.map(without_texts));
-            loaded.push((at, change));
+            loaded.push((at, sides));
+            if let Some(old) = &change.old {
+                if used(&old.blob) {
+                    differ.forget(old);
+                }
+            }
+            if let Some(new) = &change.new {
+                used(&new.blob);
+            }
         }
     }
 }
@@ -478,6 +514,31 @@ mod tests {
             })
             .collect();
         windows(&commits, size).iter().map(|w| w.len()).collect()
+    }
+
+    #[test]
+    fn each_blob_counts_every_change_that_names_it() {
+        let side = |byte: u8| FileSide {
+            path: "a.cs".into(),
+            blob: ObjectId::from([byte; 20]),
+        };
+        let change = |old: Option<u8>, new: Option<u8>| FileChange {
+            old: old.map(side),
+            new: new.map(side),
+        };
+        let plan = Plan {
+            // Added, modified twice, reverted to the first version, deleted.
+            changes: vec![
+                change(None, Some(1)),
+                change(Some(1), Some(2)),
+                change(Some(2), Some(1)),
+                change(Some(1), None),
+            ],
+            commits: Vec::new(),
+        };
+        let uses = uses(&plan);
+        let count = |byte: u8| uses[&ObjectId::from([byte; 20])].load(Ordering::Relaxed);
+        assert_eq!((count(1), count(2)), (4, 2));
     }
 
     #[test]

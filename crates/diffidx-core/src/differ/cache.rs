@@ -12,6 +12,8 @@ use gix::ObjectId;
 
 use super::{Loaded, ParsedBlob};
 use crate::lang::{Language, ParseState};
+#[cfg(test)]
+use crate::source::Unreadable;
 
 /// A blob as the cache knows it: one blob is parsed once per language.
 pub(crate) type Key = (ObjectId, Language);
@@ -91,6 +93,17 @@ impl SharedCache {
             std::mem::take(&mut blobs.dropped)
         };
         self.loaded.notify_all();
+        drop(dropped);
+    }
+
+    /// Drops the entry of `key`, if cached: a version nothing will ask
+    /// for again.
+    pub(crate) fn forget(&self, key: &Key) {
+        let dropped = {
+            let mut blobs = self.lock();
+            blobs.remove(key);
+            std::mem::take(&mut blobs.dropped)
+        };
         drop(dropped);
     }
 
@@ -229,6 +242,14 @@ impl BlobCache {
         }
     }
 
+    fn remove(&mut self, key: &Key) {
+        self.drop_tree(key);
+        if let Some((value, _)) = self.entries.remove(key) {
+            self.bytes = self.bytes.saturating_sub(weight(&value));
+            self.trees.retain(|_, kept| kept != key);
+        }
+    }
+
     /// Keeps an entry's text and symbols, without its tree.
     fn drop_tree(&mut self, key: &Key) {
         let Some((Ok(blob), _)) = self.entries.get_mut(key) else {
@@ -288,4 +309,34 @@ fn weight(value: &Loaded) -> usize {
 /// The room a blob's syntax tree takes, if it has one.
 fn tree_weight(blob: &ParsedBlob) -> Option<usize> {
     blob.state.as_ref().map(|s| s.weight(blob.text.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(byte: u8) -> Key {
+        (
+            ObjectId::from([byte; 20]),
+            Language::from_path("a.cs").expect("C# is known"),
+        )
+    }
+
+    #[test]
+    fn a_forgotten_version_is_gone_and_gives_its_room_back() {
+        let cache = SharedCache::with_budgets(1 << 20, 1 << 20);
+        for byte in 1..=3 {
+            let Claim::Load(claim) = cache.claim(key(byte)) else {
+                panic!("an empty cache holds nothing");
+            };
+            claim.keep(Err(Unreadable::Binary), "a.cs");
+        }
+        assert_eq!(cache.lock().bytes, 3 * 64);
+        cache.forget(&key(2));
+        assert!(cache.get(&key(2)).is_none(), "forgotten");
+        assert!(cache.get(&key(1)).is_some() && cache.get(&key(3)).is_some());
+        assert_eq!(cache.lock().bytes, 2 * 64, "its room is free again");
+        cache.forget(&key(9)); // never cached: nothing happens
+        assert_eq!(cache.lock().entries.len(), 2);
+    }
 }

@@ -497,6 +497,13 @@ impl<'r> SymbolDiffer<'r> {
         Ok(new.map(|new| (old, new)))
     }
 
+    /// Lets the cache drop a file version nothing will ask for again.
+    pub(crate) fn forget(&self, side: &crate::git::FileSide) {
+        if let Some(language) = Language::from_path(&side.path) {
+            self.cache.forget(&(side.blob, language));
+        }
+    }
+
     /// Labels the loaded changes of one tree diff, in diff order.
     pub(crate) fn label(&mut self, loaded: Vec<LoadedChange>) -> TreeDiff {
         let started = Instant::now();
