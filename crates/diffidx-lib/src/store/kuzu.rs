@@ -368,7 +368,7 @@ pub fn row_change<R: StoreRow + Clone>(
 }
 
 /// Rows per `COPY ... FROM (UNWIND $rows ...)` statement, the fallback of
-/// [`copy_from_file`]: each row becomes several engine values with a copy
+/// [`stage_copy`]: each row becomes several engine values with a copy
 /// of the row's type, so 50,000 rows held 200 MB of them at once.
 const BULK_ROWS: usize = 10_000;
 
@@ -380,44 +380,77 @@ const BULK_ROWS: usize = 10_000;
 /// no lower; 8,000: 2 MiB higher), for about 0.2 s more.
 const NODE_ROWS_PER_COPY: usize = 4_000;
 
-/// Inserts new nodes of `table` with `COPY`s of up to
-/// [`NODE_ROWS_PER_COPY`] rows (see [`copy_from_file`]);
-/// `columns` are the row fields in the table's column order and
-/// `trailing` expressions for the table's remaining columns. No row may
-/// have a key already stored (that fails the statement).
-pub fn insert_nodes(
-    conn: &Connection<'_>,
+/// Stages new nodes of `table` for `COPY`s of up to [`NODE_ROWS_PER_COPY`]
+/// rows (see [`StagedRows`]); `columns` are the row fields in the table's
+/// column order and `trailing` expressions for the table's remaining
+/// columns. No row may have a key already stored (that fails the
+/// statement).
+pub fn stage_nodes(
     what: &'static str,
     table: &str,
     columns: &[&str],
     trailing: &[&str],
     mut rows: Vec<impl StoreRow>,
-) -> Result<()> {
-    if rows.is_empty() {
-        return Ok(());
-    }
+) -> Result<StagedCopy> {
+    let mut staged = StagedCopy::of(what);
     let mut copied = 0;
     while copied < rows.len() {
         let part = &rows[copied..rows.len().min(copied + NODE_ROWS_PER_COPY)];
-        if !copy_from_file(conn, what, table, columns, trailing, "", part)? {
+        let Some(copy) = stage_copy(what, table, columns, trailing, "", part)? else {
             break; // these rows and the rest go in from a parameter list
-        }
+        };
+        staged.copies.push(copy);
         copied += part.len();
     }
-    if copied == rows.len() {
-        return Ok(());
+    if copied < rows.len() {
+        let rows = rows.split_off(copied);
+        let returned: Vec<String> = columns
+            .iter()
+            .map(|c| format!("r.{c}"))
+            .chain(trailing.iter().map(|t| t.to_string()))
+            .collect();
+        let q = format!(
+            "COPY {table} FROM (UNWIND $rows AS r RETURN {})",
+            returned.join(", ")
+        );
+        staged.listed = Some((q, values(rows)));
     }
-    let rows = rows.split_off(copied);
-    let returned: Vec<String> = columns
-        .iter()
-        .map(|c| format!("r.{c}"))
-        .chain(trailing.iter().map(|t| t.to_string()))
-        .collect();
-    let q = format!(
-        "COPY {table} FROM (UNWIND $rows AS r RETURN {})",
-        returned.join(", ")
-    );
-    in_chunks(conn, what, &q, &values(rows), BULK_ROWS).map(drop)
+    Ok(staged)
+}
+
+/// Rows staged for the `COPY`s that insert them, run later: the rows they
+/// were made from may go in between (App-vNext/Polly's symbols, about 15
+/// MiB, were held through every `COPY` of its backfill's load).
+#[must_use = "nothing is inserted until it runs"]
+pub struct StagedCopy {
+    what: &'static str,
+    /// Each `COPY` with the file it reads.
+    copies: Vec<(String, StagedRows)>,
+    /// Rows that could not be staged, and the `COPY` from a parameter
+    /// list that inserts them.
+    listed: Option<(String, Vec<Value>)>,
+}
+
+impl StagedCopy {
+    fn of(what: &'static str) -> StagedCopy {
+        StagedCopy {
+            what,
+            copies: Vec::new(),
+            listed: None,
+        }
+    }
+
+    /// Runs the `COPY`s, deleting each file once read.
+    pub fn run(self, conn: &Connection<'_>) -> Result<()> {
+        for (statement, file) in self.copies {
+            run(conn, self.what, &statement)?;
+            drop(file);
+        }
+        if let Some((q, rows)) = self.listed {
+            in_chunks(conn, self.what, &q, &rows, BULK_ROWS)?;
+        }
+        Ok(())
+    }
 }
 
 /// How relationships are inserted.
@@ -457,69 +490,78 @@ pub fn insert_rels(
     if rows.is_empty() {
         return Ok(());
     }
+    if how == Insert::Bulk {
+        return stage_rels(what, table, pair, columns, rows)?.run(conn);
+    }
     let (from, to) = pair;
-    let options = format!("(from='{from}', to='{to}')");
-    if how == Insert::Bulk && copy_from_file(conn, what, table, columns, &[], &options, &rows)? {
-        return Ok(());
-    }
-    let q = match how {
-        Insert::Bulk => {
-            let returned: Vec<String> = columns.iter().map(|c| format!("r.{c}")).collect();
-            format!(
-                "COPY {table} FROM (UNWIND $rows AS r RETURN {}) {options}",
-                returned.join(", ")
-            )
-        }
-        Insert::PerRow => {
-            let props: Vec<String> = columns[2..].iter().map(|c| format!("{c}: r.{c}")).collect();
-            format!(
-                "UNWIND $rows AS r MERGE (a:{from} {{{}: r.{}}}) MERGE (b:{to} {{{}: r.{}}}) \
-                 CREATE (a)-[:{table} {{{}}}]->(b)",
-                key_of(from),
-                columns[0],
-                key_of(to),
-                columns[1],
-                props.join(", ")
-            )
-        }
-    };
-    if how == Insert::PerRow {
-        return upsert(conn, what, &q, rows);
-    }
-    in_chunks(conn, what, &q, &values(rows), BULK_ROWS).map(drop)
+    let props: Vec<String> = columns[2..].iter().map(|c| format!("{c}: r.{c}")).collect();
+    let q = format!(
+        "UNWIND $rows AS r MERGE (a:{from} {{{}: r.{}}}) MERGE (b:{to} {{{}: r.{}}}) \
+         CREATE (a)-[:{table} {{{}}}]->(b)",
+        key_of(from),
+        columns[0],
+        key_of(to),
+        columns[1],
+        props.join(", ")
+    );
+    upsert(conn, what, &q, rows)
 }
 
-/// `COPY`s `rows` (struct values holding `columns`) into `table` from a
-/// staged CSV file (see [`StagedRows`]), in one statement; `trailing` are
+/// Stages relationships of `table` between `pair` (node tables) for one
+/// `COPY` (see [`insert_rels`]); both ends are found by their primary key.
+pub fn stage_rels(
+    what: &'static str,
+    table: &str,
+    pair: (&str, &str),
+    columns: &[&str],
+    rows: Vec<impl StoreRow>,
+) -> Result<StagedCopy> {
+    let mut staged = StagedCopy::of(what);
+    if rows.is_empty() {
+        return Ok(staged);
+    }
+    let (from, to) = pair;
+    let options = format!("(from='{from}', to='{to}')");
+    match stage_copy(what, table, columns, &[], &options, &rows)? {
+        Some(copy) => staged.copies.push(copy),
+        None => {
+            let returned: Vec<String> = columns.iter().map(|c| format!("r.{c}")).collect();
+            let q = format!(
+                "COPY {table} FROM (UNWIND $rows AS r RETURN {}) {options}",
+                returned.join(", ")
+            );
+            staged.listed = Some((q, values(rows)));
+        }
+    }
+    Ok(staged)
+}
+
+/// The `COPY` of `rows` (struct values holding `columns`) into `table` from a
+/// staged CSV file (see [`StagedRows`]), with the file; `trailing` are
 /// expressions for the table's remaining columns and `options` the
-/// `COPY`'s own. Returns false, having done nothing, when the rows cannot
-/// be staged: the caller then copies them from a parameter list.
-fn copy_from_file(
-    conn: &Connection<'_>,
+/// `COPY`'s own. `None` when the rows cannot be staged: the caller then
+/// copies them from a parameter list.
+fn stage_copy(
     what: &'static str,
     table: &str,
     columns: &[&str],
     trailing: &[&str],
     options: &str,
     rows: &[impl StoreRow],
-) -> Result<bool> {
+) -> Result<Option<(String, StagedRows)>> {
     let Some(staged) = StagedRows::new(what, rows, columns)? else {
-        return Ok(false);
+        return Ok(None);
     };
     let returned: Vec<String> = (0..columns.len())
         .map(|i| staged.column(i))
         .chain(trailing.iter().map(|t| t.to_string()))
         .collect();
-    run(
-        conn,
-        what,
-        &format!(
-            "COPY {table} FROM ({} RETURN {}) {options}",
-            staged.load_clause(),
-            returned.join(", ")
-        ),
-    )?;
-    Ok(true)
+    let statement = format!(
+        "COPY {table} FROM ({} RETURN {}) {options}",
+        staged.load_clause(),
+        returned.join(", ")
+    );
+    Ok(Some((statement, staged)))
 }
 
 /// Rows written to a temporary CSV file for one statement to read, deleted
@@ -726,14 +768,7 @@ mod tests {
     }
 
     fn insert_t(conn: &Connection<'_>, rows: Vec<Value>) -> Result<()> {
-        insert_nodes(
-            conn,
-            "test",
-            "T",
-            &NODE_COLUMNS,
-            &["CAST(NULL AS INT64)"],
-            rows,
-        )
+        stage_nodes("test", "T", &NODE_COLUMNS, &["CAST(NULL AS INT64)"], rows)?.run(conn)
     }
 
     /// `row` with a column whose type a CSV field does not carry: a null.
@@ -745,17 +780,21 @@ mod tests {
         row
     }
 
-    /// Stages node rows of `T` in a file, as `insert_nodes` does.
+    /// Stages node rows of `T` in a file, as `stage_nodes` does.
     fn copy_nodes(conn: &Connection<'_>, rows: &[impl StoreRow]) -> Result<bool> {
-        copy_from_file(
-            conn,
+        let Some((statement, _file)) = stage_copy(
             "test",
             "T",
             &NODE_COLUMNS,
             &["CAST(NULL AS INT64)"],
             "",
             rows,
-        )
+        )?
+        else {
+            return Ok(false);
+        };
+        run(conn, "test", &statement)?;
+        Ok(true)
     }
 
     fn schema(conn: &Connection<'_>) {

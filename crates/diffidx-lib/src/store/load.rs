@@ -16,8 +16,8 @@ use ::kuzu::Connection;
 use diffidx_core::CommitRecord;
 
 use super::kuzu::{
-    as_i64, as_string, execute, insert_nodes, insert_rels, lookup, prepare, query, row, row_of,
-    run, string_list, upsert, Insert,
+    as_i64, as_string, execute, insert_rels, lookup, prepare, query, row, row_of, run, stage_nodes,
+    stage_rels, string_list, upsert, Insert, StagedCopy,
 };
 use super::{set_meta, Result, Store};
 use crate::graph::{ChildOf, GraphRows, MovedTo, Parent, Prop, Row, RowList, SymbolNode};
@@ -187,9 +187,11 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
     let mut stored = symbol_ids(conn, &rows)?;
     // All the moves need of the symbols is the language of their targets.
     let languages = move_languages(&rows);
+    // Each kind of symbol is staged for its `COPY`s, and its rows go
+    // before the copies run: they hold the most at once.
     let (updated, created): (Vec<&SymbolNode>, Vec<&SymbolNode>) =
         rows.symbols.values().partition(|s| stored.contains(&*s.id));
-    insert_symbols(conn, "symbols", &created, &mut stored)?;
+    let copy = stage_symbols("symbols", &created, &mut stored)?;
     upsert(
         conn,
         "symbols",
@@ -198,10 +200,12 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
          s.start_line = r.start_line, s.end_line = r.end_line, s.content_hash = r.content_hash",
         updated.into_iter().map(row).collect(),
     )?;
+    drop(created);
     rows.symbols = BTreeMap::new();
+    copy.run(conn)?;
     let (updated, created): (Vec<&SymbolNode>, Vec<&SymbolNode>) =
         rows.deleted.values().partition(|s| stored.contains(&*s.id));
-    insert_symbols(conn, "deleted symbols", &created, &mut stored)?;
+    let copy = stage_symbols("deleted symbols", &created, &mut stored)?;
     upsert(
         conn,
         "deleted symbols",
@@ -209,7 +213,9 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
          SET s.deleted = true, s.start_line = r.start_line, s.end_line = r.end_line",
         updated.into_iter().map(row).collect(),
     )?;
+    drop(created);
     rows.deleted = BTreeMap::new();
+    copy.run(conn)?;
     // Relationships go in with `COPY`, which finds both ends by their key
     // (an `UNWIND ... MERGE` compares each row with every node of the
     // table). A symbol a relationship names that no row wrote is created
@@ -251,8 +257,7 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
     }
     rows.child_of = RowList::default();
     // Commits already in the store were skipped, so every change is new.
-    insert_rels(
-        conn,
+    let copy = stage_rels(
         "changes",
         "CHANGED_IN",
         ("Symbol", "Commit"),
@@ -266,9 +271,9 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
             "end_line",
         ],
         rows.changed_in.iter().collect(),
-        Insert::Bulk,
     )?;
     rows.changed_in = RowList::default();
+    copy.run(conn)?;
     link_moves(conn, &rows, &languages, &mut stored)?;
     rows.moved_to = RowList::default();
     // Like the changes: only commits not loaded yet get here, so each
@@ -303,7 +308,7 @@ fn lookups_at_most() -> usize {
 /// The stored symbols among those `rows` name (every stored symbol, when
 /// they name many): one scan, where asking for a batch's ids (`IN $ids`)
 /// compares every row with every id.
-fn symbol_ids(conn: &Connection<'_>, rows: &GraphRows) -> Result<HashSet<String>> {
+fn symbol_ids(conn: &Connection<'_>, rows: &GraphRows) -> Result<HashSet<Arc<str>>> {
     let mut named: HashSet<&str> = HashSet::new();
     named.extend(rows.symbols.keys().map(|id| &**id));
     named.extend(rows.deleted.keys().map(|id| &**id));
@@ -326,7 +331,11 @@ fn symbol_ids(conn: &Connection<'_>, rows: &GraphRows) -> Result<HashSet<String>
     } else {
         query(conn, "list symbols", "MATCH (s:Symbol) RETURN s.id")?
     };
-    Ok(found.iter().filter_map(|r| as_string(&r[0])).collect())
+    Ok(found
+        .iter()
+        .filter_map(|r| as_string(&r[0]))
+        .map(Arc::from)
+        .collect())
 }
 
 /// The hierarchy edges already stored among those of `rows` (none when
@@ -378,18 +387,27 @@ fn insert_symbols(
     conn: &Connection<'_>,
     what: &'static str,
     symbols: &[&SymbolNode],
-    stored: &mut HashSet<String>,
+    stored: &mut HashSet<Arc<str>>,
 ) -> Result<()> {
-    insert_nodes(
-        conn,
+    stage_symbols(what, symbols, stored)?.run(conn)
+}
+
+/// Stages symbols none of which is stored yet for their `COPY`s;
+/// `stored` learns them.
+fn stage_symbols(
+    what: &'static str,
+    symbols: &[&SymbolNode],
+    stored: &mut HashSet<Arc<str>>,
+) -> Result<StagedCopy> {
+    let copy = stage_nodes(
         what,
         "Symbol",
         &SYMBOL_COLUMNS,
         &["CAST(NULL AS INT64)"],
         symbols.to_vec(),
     )?;
-    stored.extend(symbols.iter().map(|s| s.id.to_string()));
-    Ok(())
+    stored.extend(symbols.iter().map(|s| Arc::clone(&s.id)));
+    Ok(copy)
 }
 
 /// The columns of `Symbol` a history row fills, in the table's order (the
@@ -417,7 +435,7 @@ fn id_row(id: &str) -> ::kuzu::Value {
 fn insert_bare_symbols<'a>(
     conn: &Connection<'_>,
     ids: impl Iterator<Item = &'a str>,
-    stored: &mut HashSet<String>,
+    stored: &mut HashSet<Arc<str>>,
 ) -> Result<()> {
     let mut bare: Vec<&str> = ids.filter(|id| !stored.contains(*id)).collect();
     bare.sort_unstable();
@@ -429,7 +447,7 @@ fn insert_bare_symbols<'a>(
         "UNWIND $rows AS r MERGE (s:Symbol {id: r.id})",
         rows,
     )?;
-    stored.extend(bare.into_iter().map(str::to_owned));
+    stored.extend(bare.into_iter().map(Arc::from));
     Ok(())
 }
 
@@ -468,7 +486,7 @@ fn link_moves(
     conn: &Connection<'_>,
     rows: &GraphRows,
     languages: &HashMap<Arc<str>, &'static str>,
-    stored: &mut HashSet<String>,
+    stored: &mut HashSet<Arc<str>>,
 ) -> Result<()> {
     let moves = &rows.moved_to;
     if moves.is_empty() {
@@ -500,7 +518,7 @@ fn link_moves(
         )? {
             let field = |i: usize| as_string(&r[i]).unwrap_or_default();
             // Read from the store: stored, whether or not the batch named it.
-            stored.insert(field(0));
+            stored.insert(field(0).into());
             by_text
                 .entry((field(1), field(2), field(3), field(4)))
                 .or_default()
@@ -537,7 +555,7 @@ fn link_moves(
     let mut marked: Vec<&str> = Vec::new();
     let mut unusual: Vec<(&MovedTo, &String)> = Vec::new();
     for (m, from) in moves.iter().zip(&froms) {
-        if stored.contains(from) || created.contains_key(from.as_str()) {
+        if stored.contains(from.as_str()) || created.contains_key(from.as_str()) {
             marked.push(from);
             continue;
         }
@@ -593,7 +611,7 @@ fn link_moves(
             })
             .collect(),
     )?;
-    stored.extend(unusual.iter().map(|(_, from)| (*from).clone()));
+    stored.extend(unusual.iter().map(|(_, from)| Arc::from(from.as_str())));
     marked.sort_unstable();
     marked.dedup();
     upsert(
