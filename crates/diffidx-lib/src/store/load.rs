@@ -143,10 +143,11 @@ fn present_commits<'a>(
     .collect())
 }
 
-/// Writes `rows`, dropping each kind of row once written: the
-/// `COPY`s and the commit that follow hold tens of MiB each, and the
-/// symbols were the largest part of what the rows hold (App-vNext/Polly:
-/// 27,000 of them, about 20 MiB).
+/// Writes `rows`, letting each kind of row go once written (the symbols
+/// and the changes once staged for their `COPY`s, before these run): the
+/// `COPY`s and the commit hold tens of MiB each, and the symbols were the
+/// largest part of what the rows hold (App-vNext/Polly: 27,000 of them,
+/// about 20 MiB).
 fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
     let base_seq = next_seq(conn)?;
     let commits = rows
