@@ -33,8 +33,6 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::git::hunks::diff_lines;
-#[cfg(test)]
-use crate::git::FileSide;
 use crate::git::{CommitInfo, Repo, SharedRepo};
 use crate::CommitRecord;
 
@@ -422,7 +420,8 @@ fn load(
     groups: &[Vec<usize>],
     uses: &HashMap<ObjectId, AtomicUsize>,
 ) -> Vec<(usize, Result<LoadedChange>)> {
-    let used = |blob: &ObjectId| {
+    // Counts one use of `blob` off; true when it was the window's last.
+    let last_use = |blob: &ObjectId| {
         uses.get(blob)
             .is_some_and(|left| left.fetch_sub(1, Ordering::Relaxed) == 1)
     };
@@ -439,12 +438,13 @@ fn load(
                 .map(|change| change.map(without_texts));
             loaded.push((at, sides));
             if let Some(old) = &change.old {
-                if used(&old.blob) {
+                if last_use(&old.blob) {
                     differ.forget(old);
                 }
             }
+            // A new side's last use keeps it: the next window may need it.
             if let Some(new) = &change.new {
-                used(&new.blob);
+                last_use(&new.blob);
             }
         }
     }
@@ -500,6 +500,7 @@ const FROM_COMMITS: usize = 200;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git::FileSide;
 
     fn sizes(total: usize, size: usize) -> Vec<usize> {
         let commits: Vec<CommitInfo> = (0..total)

@@ -12,8 +12,6 @@ use gix::ObjectId;
 
 use super::{Loaded, ParsedBlob};
 use crate::lang::{Language, ParseState};
-#[cfg(test)]
-use crate::source::Unreadable;
 
 /// A blob as the cache knows it: one blob is parsed once per language.
 pub(crate) type Key = (ObjectId, Language);
@@ -314,6 +312,7 @@ fn tree_weight(blob: &ParsedBlob) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::Unreadable;
 
     fn key(byte: u8) -> Key {
         (

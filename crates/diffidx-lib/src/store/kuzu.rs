@@ -404,18 +404,22 @@ pub fn stage_nodes(
     }
     if copied < rows.len() {
         let rows = rows.split_off(copied);
-        let returned: Vec<String> = columns
-            .iter()
-            .map(|c| format!("r.{c}"))
-            .chain(trailing.iter().map(|t| t.to_string()))
-            .collect();
-        let q = format!(
-            "COPY {table} FROM (UNWIND $rows AS r RETURN {})",
-            returned.join(", ")
-        );
-        staged.listed = Some((q, values(rows)));
+        staged.listed = Some((listed_copy(table, columns, trailing, ""), values(rows)));
     }
     Ok(staged)
+}
+
+/// The `COPY` of rows passed as `$rows`, the fallback of [`stage_copy`].
+fn listed_copy(table: &str, columns: &[&str], trailing: &[&str], options: &str) -> String {
+    let returned: Vec<String> = columns
+        .iter()
+        .map(|c| format!("r.{c}"))
+        .chain(trailing.iter().map(|t| t.to_string()))
+        .collect();
+    format!(
+        "COPY {table} FROM (UNWIND $rows AS r RETURN {}) {options}",
+        returned.join(", ")
+    )
 }
 
 /// Rows staged for the `COPY`s that insert them, run later: the rows they
@@ -524,14 +528,7 @@ pub fn stage_rels(
     let options = format!("(from='{from}', to='{to}')");
     match stage_copy(what, table, columns, &[], &options, &rows)? {
         Some(copy) => staged.copies.push(copy),
-        None => {
-            let returned: Vec<String> = columns.iter().map(|c| format!("r.{c}")).collect();
-            let q = format!(
-                "COPY {table} FROM (UNWIND $rows AS r RETURN {}) {options}",
-                returned.join(", ")
-            );
-            staged.listed = Some((q, values(rows)));
-        }
+        None => staged.listed = Some((listed_copy(table, columns, &[], &options), values(rows))),
     }
     Ok(staged)
 }
