@@ -231,6 +231,15 @@ impl Repo {
         &self.repo
     }
 
+    /// The same repository through an object store of its own, for a pass
+    /// over the history on other threads: the pages of the packs it reads
+    /// stay mapped only while it is held. Through the main store they
+    /// stayed for the rest of the run (a backfill of App-vNext/Polly read
+    /// 10 MiB of its pack's 11 while diffing, then needed little of it).
+    pub fn share_apart(&self) -> Result<SharedRepo> {
+        Ok(Repo::discover(self.repo.git_dir())?.share())
+    }
+
     /// A handle of its own that keeps no decoded objects, for one pass
     /// over many objects read once each (a walk of the history): through
     /// this handle's cache they would stay for the rest of the run (2 MiB

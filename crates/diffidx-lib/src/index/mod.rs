@@ -379,7 +379,7 @@ fn diff_and_write(
     if todo.is_empty() {
         return Ok(Known::default());
     }
-    let shared = notes.repo().share();
+    let shared = notes.repo().share_apart()?;
     let threads = diff_threads();
     report.diff_threads = threads;
     let files = graph_files(notes.repo());
