@@ -121,7 +121,11 @@ fn write_symbols(conn: &Connection<'_>, symbols: Vec<&TreeSymbol>) -> Result<()>
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let history = &super::load::SYMBOL_COLUMNS[1..];
+    // The key is matched on, never set.
+    let history: Vec<&str> = super::load::SYMBOL_COLUMNS
+        .into_iter()
+        .filter(|c| *c != "id")
+        .collect();
     let all: Vec<&str> = history.iter().copied().chain(["unresolved"]).collect();
     upsert(
         conn,
@@ -143,7 +147,7 @@ fn write_symbols(conn: &Connection<'_>, symbols: Vec<&TreeSymbol>) -> Result<()>
         &format!(
             "UNWIND $rows AS r MATCH (s:Symbol {{id: r.id}}) WHERE {} SET {}",
             differs.join(" OR "),
-            set(history)
+            set(&history)
         ),
         symbols,
     )
@@ -967,6 +971,17 @@ mod tests {
         }
     }
 
+    /// Creates a symbol per row with `columns` of it.
+    fn create(store: &Store, columns: &[&str], rows: Vec<::kuzu::Value>) {
+        let conn = store.conn().unwrap();
+        let props: Vec<String> = columns.iter().map(|c| format!("{c}: r.{c}")).collect();
+        let q = format!(
+            "UNWIND $rows AS r CREATE (s:Symbol {{{}}})",
+            props.join(", ")
+        );
+        upsert(&conn, "test", &q, rows).unwrap();
+    }
+
     /// What the store holds of a symbol, as `graph_dump` would show it.
     fn stored(store: &Store, id: &str) -> String {
         format!(
@@ -988,33 +1003,22 @@ mod tests {
         let stale = symbol("Stale", "a.cs", 10, 0);
         let bare = symbol("Bare", "a.cs", 20, 1);
         let new = symbol("New", "b.cs", 1, 4);
-        {
-            let conn = store.conn().unwrap();
-            // As a history load leaves them: `Alike` as the graph has it,
-            // `Stale` deleted at other lines, `Bare` an id alone; no
-            // `unresolved` for any.
-            let history_rows = |rows: Vec<&TreeSymbol>| -> Vec<::kuzu::Value> {
-                rows.into_iter().map(|s| row(&s.node)).collect()
-            };
-            let mut stale_then = stale.clone();
-            stale_then.node.deleted = true;
-            stale_then.node.start_line = 40;
-            upsert(
-                &conn,
-                "test",
-                &format!(
-                    "UNWIND $rows AS r CREATE (s:Symbol {{{}}})",
-                    super::super::load::SYMBOL_COLUMNS
-                        .iter()
-                        .map(|c| format!("{c}: r.{c}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                history_rows(vec![&alike, &stale_then]),
-            )
-            .unwrap();
-            run(&conn, "test", "CREATE (:Symbol {id: 'Bare'})").unwrap();
-        }
+        // As a history load leaves them: `Alike` as the graph has it, `Stale`
+        // deleted at other lines, `Bare` an id alone; no `unresolved` for any.
+        let mut stale_then = stale.clone();
+        stale_then.node.deleted = true;
+        stale_then.node.start_line = 40;
+        let history = super::super::load::SYMBOL_COLUMNS;
+        create(
+            &store,
+            &history,
+            vec![row(&alike.node), row(&stale_then.node)],
+        );
+        create(
+            &store,
+            &["id"],
+            vec![super::super::kuzu::row_of(vec![("id", Prop::Str("Bare"))])],
+        );
         let wanted = [&alike, &stale, &bare, &new];
         store
             .write_graph(&GraphWrite {
@@ -1036,26 +1040,8 @@ mod tests {
             Duration::ZERO,
         )
         .unwrap();
-        {
-            let conn = expected.conn().unwrap();
-            let all: Vec<&str> = super::super::load::SYMBOL_COLUMNS
-                .into_iter()
-                .chain(["unresolved"])
-                .collect();
-            upsert(
-                &conn,
-                "test",
-                &format!(
-                    "UNWIND $rows AS r CREATE (s:Symbol {{{}}})",
-                    all.iter()
-                        .map(|c| format!("{c}: r.{c}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                wanted.to_vec(),
-            )
-            .unwrap();
-        }
+        let every: Vec<&str> = history.into_iter().chain(["unresolved"]).collect();
+        create(&expected, &every, wanted.iter().map(|s| row(*s)).collect());
         for s in wanted {
             assert_eq!(
                 stored(&store, &s.node.id),
