@@ -379,7 +379,14 @@ fn diff_and_write(
     if todo.is_empty() {
         return Ok(Known::default());
     }
-    let shared = notes.repo().share_apart()?;
+    // A long run reads much of the packs: through a store of its own their
+    // pages are let go when the diffing ends (`Repo::share_apart`). A short
+    // one (a hook's) reads a few objects, not worth a second open.
+    let shared = if todo.len() >= PACK_AFTER {
+        notes.repo().share_apart()?
+    } else {
+        notes.repo().share()
+    };
     let threads = diff_threads();
     report.diff_threads = threads;
     let files = graph_files(notes.repo());

@@ -971,6 +971,14 @@ mod tests {
         }
     }
 
+    /// A new, empty store in a temp dir (kept as long as the store).
+    fn empty_store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph.kuzu");
+        let store = Store::open(&path, Access::ReadWrite, Duration::ZERO).unwrap();
+        (dir, store)
+    }
+
     /// Creates a symbol per row with `columns` of it.
     fn create(store: &Store, columns: &[&str], rows: Vec<::kuzu::Value>) {
         let conn = store.conn().unwrap();
@@ -992,13 +1000,7 @@ mod tests {
 
     #[test]
     fn graph_symbols_get_every_column_where_the_history_left_them_otherwise() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(
-            &dir.path().join("graph.kuzu"),
-            Access::ReadWrite,
-            Duration::ZERO,
-        )
-        .unwrap();
+        let (_dir, store) = empty_store();
         let alike = symbol("Alike", "a.cs", 3, 2);
         let stale = symbol("Stale", "a.cs", 10, 0);
         let bare = symbol("Bare", "a.cs", 20, 1);
@@ -1033,13 +1035,7 @@ mod tests {
             })
             .unwrap();
         // Each as if written whole: a store made with only the wanted rows.
-        let dir2 = tempfile::tempdir().unwrap();
-        let expected = Store::open(
-            &dir2.path().join("graph.kuzu"),
-            Access::ReadWrite,
-            Duration::ZERO,
-        )
-        .unwrap();
+        let (_dir2, expected) = empty_store();
         let every: Vec<&str> = history.into_iter().chain(["unresolved"]).collect();
         create(&expected, &every, wanted.iter().map(|s| row(*s)).collect());
         for s in wanted {
