@@ -171,3 +171,34 @@ fn a_hostile_deeply_nested_notes_tree_is_listed_without_recursing_into_it() {
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].0.to_string(), shas[0]);
 }
+
+/// Opening a repository resolves no identity (read-only commands never need
+/// one); the notes commit and its reflog entry both name git's committer,
+/// and the reflog says what the commit message says.
+#[test]
+fn the_notes_commit_and_its_reflog_entry_name_the_configured_committer() {
+    let (dir, shas) = repo_with_commits(1);
+    git(dir.path(), &["config", "user.name", "Noter"]);
+    git(dir.path(), &["config", "user.email", "noter@example.com"]);
+    let repo = Repo::discover(dir.path()).unwrap();
+    let mut notes = repo.notes().unwrap();
+    notes
+        .stage(repo.resolve_commit(&shas[0]).unwrap(), "{}\n")
+        .unwrap();
+    notes
+        .commit("diffidx: index 1 commit")
+        .unwrap()
+        .expect("a commit");
+    let committer = git(
+        dir.path(),
+        &["log", "-1", "--format=%cn <%ce>", "refs/notes/diffidx"],
+    );
+    assert_eq!(committer.trim(), "Noter <noter@example.com>");
+    let reflog = std::fs::read_to_string(dir.path().join(".git/logs/refs/notes/diffidx")).unwrap();
+    assert_eq!(reflog.lines().count(), 1, "{reflog}");
+    assert!(
+        reflog.contains(" Noter <noter@example.com> ")
+            && reflog.ends_with("\tdiffidx: index 1 commit\n"),
+        "{reflog}"
+    );
+}

@@ -213,8 +213,6 @@ impl Repo {
             })?
             .into();
         size_caches(&mut repo);
-        // Notes commits and reflog entries need an identity; git's own, else ours.
-        let _ = repo.committer_or_set_fallback("diffidx", "diffidx@localhost");
         let promisor = promisor_remote(&repo);
         Ok(Repo { repo, promisor })
     }

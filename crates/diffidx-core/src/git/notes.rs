@@ -269,11 +269,17 @@ impl<'r> Notes<'r> {
             Some(tip) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(tip)),
             None => PreviousValue::MustNotExist,
         };
-        let moved = self.repo.repo.reference(
-            self.ref_name.as_str(),
-            commit,
-            expected,
-            format!("diffidx: {message}"),
+        // The reflog entry names the notes commit's committer, so no identity
+        // has to be set up front: a read-only command never resolves one
+        // (that reads the system's time-zone database).
+        let name = gix::refs::FullName::try_from(self.ref_name.as_str())
+            .map_err(gix::Exn::from)
+            .context(|| format!("invalid notes ref {}", self.ref_name))?;
+        let moved = self.repo.repo.edit_references_as(
+            Some(gix::refs::transaction::RefEdit::update(
+                name, commit, expected, message,
+            )),
+            Some(signature.to_ref(&mut Default::default())),
         );
         if let Some(keep) = kept {
             // Named by the ref now, or garbage if it did not move: either way
