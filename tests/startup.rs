@@ -1,0 +1,40 @@
+//! What a process start costs: `show`, `log` and every hook start
+//! `git-diffidx` afresh, so the link settings of `build.rs` are part of their
+//! speed. A change to the build that loses them fails here, not only in a
+//! benchmark.
+
+/// `readelf ARGS` (binutils, which the C++ toolchain the build needs brings).
+#[cfg(target_os = "linux")]
+fn readelf(args: &[&str]) -> String {
+    let out = std::process::Command::new("readelf")
+        .args(args)
+        .output()
+        .expect("readelf runs");
+    assert!(out.status.success(), "readelf {args:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_binary_is_position_dependent_and_carries_its_cpp_runtime() {
+    let bin = env!("CARGO_BIN_EXE_git-diffidx");
+    let header = readelf(&["--file-header", bin]);
+    let kind = header
+        .lines()
+        .find(|line| line.trim_start().starts_with("Type:"))
+        .unwrap_or_default();
+    assert!(kind.contains("EXEC"), "not position-dependent: {kind}");
+    let dynamic = readelf(&["--dynamic", bin]);
+    let needed: Vec<&str> = dynamic
+        .lines()
+        .filter(|line| line.contains("(NEEDED)"))
+        .collect();
+    assert!(
+        needed.iter().any(|line| line.contains("libc.so")),
+        "{dynamic}"
+    );
+    assert!(
+        !needed.iter().any(|line| line.contains("libstdc++")),
+        "the C++ runtime is a shared library: {needed:?}"
+    );
+}
