@@ -7,7 +7,7 @@
 //! spent about 15% of the run in its own bookkeeping (consolidating fast
 //! bins, unlinking chunks) and kept freed memory in per-thread arenas. On
 //! App-vNext/Polly's whole history (2,942 commits) jemalloc with the options
-//! below indexes 9% faster at 20% less peak memory (README, Performance).
+//! below indexes 9% faster at 20% less peak memory (docs/performance-log.md).
 //!
 //! The options: two arenas (the diffing threads and the writer share them
 //! instead of each keeping its own free pages), and freed pages go back to
