@@ -451,3 +451,29 @@ fn the_server_follows_moves_and_lineage_like_the_store() {
     assert!(moved.contains("move 19"), "{moved}");
     assert_eq!(moved, answer(&repo, queries[1], false));
 }
+
+/// The server holds each commit's columns by the commit's place in the
+/// store's table, which holds only while the store stays open: after it
+/// yields the store to a `rebuild` and opens it again, its histories are
+/// still the store's, before and after.
+#[test]
+fn after_a_rebuild_the_server_answers_like_the_store() {
+    let mut repo = TestRepo::new();
+    for i in 1..=6 {
+        repo.write(
+            "src/Cart.cs",
+            format!("namespace Shop {{ class Cart {{ int Total() => {i}; }} }}\n"),
+        );
+        repo.commit(&format!("total {i}"));
+    }
+    // Loaded in two runs, then rebuilt from the notes in one.
+    succeeded(&repo.diffidx(&["index", "HEAD~3"]));
+    succeeded(&repo.diffidx(&["index"]));
+    let direct = log_json(&repo, false);
+    assert_eq!(direct.matches("\"status\"").count(), 6, "{direct}");
+    let _server = Server::start(&repo, "60");
+    assert_eq!(log_json(&repo, true), direct);
+    succeeded(&repo.diffidx(&["rebuild"]));
+    assert_eq!(log_json(&repo, false), direct);
+    assert_eq!(log_json(&repo, true), direct);
+}

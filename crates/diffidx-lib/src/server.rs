@@ -28,7 +28,7 @@ use crate::client::{self, MAX_SOCKET_PATH};
 use crate::protocol::{HistoryRequest, ImpactRequest, Request, Response};
 use crate::semantic::{configured_source, SemanticError, SemanticSearcher, SemanticStamp};
 use crate::state::{StateDir, StateError};
-use crate::store::{MoveIndex, NamesNear, Reader, Store, StoreError};
+use crate::store::{HeldHistory, NamesNear, Reader, Store, StoreError};
 
 /// Serves queries until idle for `idle` (zero: never), or until the socket
 /// is removed or replaced. `on_request` hears of every request (for
@@ -146,6 +146,7 @@ pub fn serve(
                 }
             };
             clients.reopen_when_free = false;
+            searcher.openings += 1;
             if pending.is_none() {
                 // Warm the statements the last query used.
                 if let Some(request) = &last_query {
@@ -351,11 +352,14 @@ impl AncestorCache {
 
 /// Both search tiers of the store state last asked about: reading every
 /// name costs tens of milliseconds, a search over them a few. Beside them,
-/// once a history is asked for, that state's moves and lineage.
+/// once a history is asked for, that state's moves, lineage and commits.
 #[derive(Default)]
 struct SearchCache {
     searcher: Option<crate::search::Searcher>,
-    moves: Option<(crate::search::Stamp, MoveIndex)>,
+    /// With the opening of the store its commits were read in.
+    history: Option<(crate::search::Stamp, u64, HeldHistory)>,
+    /// How many times the store has been opened.
+    openings: u64,
     /// Once a semantic search is asked: the model, the vectors and the
     /// fusion weights, while their files stay as they were.
     semantic: Option<LoadedSemantic>,
@@ -470,16 +474,30 @@ impl SearchCache {
         &mut self,
         reader: &Reader<'_>,
         state: &StateDir,
-    ) -> (Option<&crate::search::Searcher>, Option<&MoveIndex>) {
+    ) -> (Option<&crate::search::Searcher>, Option<&HeldHistory>) {
         let Ok(stamp) = self.of(reader, state).map(|s| s.stamp.clone()) else {
             return (None, None);
         };
-        if !self.moves.as_ref().is_some_and(|(s, _)| *s == stamp) {
-            self.moves = reader.move_index().ok().map(|moves| (stamp, moves));
+        let opening = self.openings;
+        match &mut self.history {
+            Some((held_stamp, read_in, held)) if *held_stamp == stamp => {
+                if *read_in != opening {
+                    match held.reread_commits(reader) {
+                        Ok(()) => *read_in = opening,
+                        Err(_) => self.history = None,
+                    }
+                }
+            }
+            _ => {
+                self.history = reader
+                    .held_history()
+                    .ok()
+                    .map(|held| (stamp, opening, held))
+            }
         }
         (
             self.searcher.as_ref(),
-            self.moves.as_ref().map(|(_, moves)| moves),
+            self.history.as_ref().map(|(_, _, held)| held),
         )
     }
 }
@@ -496,13 +514,13 @@ fn current_config(repo: &Repo) -> Result<Repo, diffidx_core::Error> {
 fn read_history(
     reader: &Reader<'_>,
     names: Option<&crate::search::Searcher>,
-    moves: Option<&MoveIndex>,
+    held: Option<&HeldHistory>,
     query: &SymbolQuery,
     head: Option<&str>,
     history: Option<&std::collections::HashSet<diffidx_core::ObjectId>>,
 ) -> Response {
     let entries = match names {
-        Some(names) => reader.history_with(names.matching(query), moves),
+        Some(names) => reader.history_with(names.matching(query), held),
         None => reader.history(query),
     };
     match entries {
@@ -525,7 +543,10 @@ fn read_history(
                 hidden,
                 in_history: history.is_some(),
                 entries,
-                head_indexed: head.and_then(|sha| reader.has_commit(sha).ok()),
+                head_indexed: head.and_then(|sha| match held {
+                    Some(held) => Some(held.has_commit(sha)),
+                    None => reader.has_commit(sha).ok(),
+                }),
                 indexed_from: reader.history_start().ok().flatten(),
                 ..Response::default()
             }
@@ -548,16 +569,16 @@ fn answer_open(
             head,
             in_history,
         }) => {
-            let (names, moves) = searcher.for_history(reader, &StateDir::of(repo));
+            let (names, held) = searcher.for_history(reader, &StateDir::of(repo));
             match head.as_deref().filter(|_| in_history) {
                 Some(tip) => match ancestors.of(repo, tip) {
                     Some(history) => {
-                        read_history(reader, names, moves, &query, Some(tip), Some(history))
+                        read_history(reader, names, held, &query, Some(tip), Some(history))
                     }
                     // The client walks the history itself.
                     None => Response::failure(format!("cannot walk the history of {tip}")),
                 },
-                None => read_history(reader, names, moves, &query, head.as_deref(), None),
+                None => read_history(reader, names, held, &query, head.as_deref(), None),
             }
         }
         Request::Graph(query) => match crate::codegraph::graph(reader, &query) {
