@@ -598,7 +598,7 @@ impl HeldHistory {
 
     /// Reads the commits again, for another opening of the store: their
     /// places in the table hold only while it stays open (a rebuild or a
-    /// compaction renumbers them under the same notes), where the moves,
+    /// compaction may renumber them under the same notes), where the moves,
     /// kept by symbol id, hold for the whole store state.
     pub fn reread_commits(&mut self, reader: &Reader<'_>) -> Result<()> {
         self.commits = reader.commit_index()?;
