@@ -146,7 +146,7 @@ pub fn serve(
                 }
             };
             clients.reopen_when_free = false;
-            searcher.openings += 1;
+            searcher.store_opened();
             if pending.is_none() {
                 // Warm the statements the last query used.
                 if let Some(request) = &last_query {
@@ -356,10 +356,7 @@ impl AncestorCache {
 #[derive(Default)]
 struct SearchCache {
     searcher: Option<crate::search::Searcher>,
-    /// With the opening of the store its commits were read in.
-    history: Option<(crate::search::Stamp, u64, HeldHistory)>,
-    /// How many times the store has been opened.
-    openings: u64,
+    history: Option<(crate::search::Stamp, HeldHistory)>,
     /// Once a semantic search is asked: the model, the vectors and the
     /// fusion weights, while their files stay as they were.
     semantic: Option<LoadedSemantic>,
@@ -468,7 +465,15 @@ impl SearchCache {
         Ok(())
     }
 
-    /// The name index and the moves of the store state `reader` sees, each
+    /// A new opening of the store: the commits held for histories were
+    /// of the last one.
+    fn store_opened(&mut self) {
+        if let Some((_, held)) = &mut self.history {
+            held.forget_commits();
+        }
+    }
+
+    /// The name index and the held history of the store state `reader` sees, each
     /// when it could be read (a history is then read from the store alone).
     fn for_history(
         &mut self,
@@ -478,26 +483,17 @@ impl SearchCache {
         let Ok(stamp) = self.of(reader, state).map(|s| s.stamp.clone()) else {
             return (None, None);
         };
-        let opening = self.openings;
         match &mut self.history {
-            Some((held_stamp, read_in, held)) if *held_stamp == stamp => {
-                if *read_in != opening {
-                    match held.reread_commits(reader) {
-                        Ok(()) => *read_in = opening,
-                        Err(_) => self.history = None,
-                    }
+            Some((held_stamp, held)) if *held_stamp == stamp => {
+                if held.hold_commits(reader).is_err() {
+                    self.history = None;
                 }
             }
-            _ => {
-                self.history = reader
-                    .held_history()
-                    .ok()
-                    .map(|held| (stamp, opening, held))
-            }
+            _ => self.history = reader.held_history().ok().map(|held| (stamp, held)),
         }
         (
             self.searcher.as_ref(),
-            self.history.as_ref().map(|(_, _, held)| held),
+            self.history.as_ref().map(|(_, held)| held),
         )
     }
 }
@@ -543,9 +539,9 @@ fn read_history(
                 hidden,
                 in_history: history.is_some(),
                 entries,
-                head_indexed: head.and_then(|sha| match held {
-                    Some(held) => Some(held.has_commit(sha)),
-                    None => reader.has_commit(sha).ok(),
+                head_indexed: head.and_then(|sha| {
+                    held.and_then(|held| held.has_commit(sha))
+                        .or_else(|| reader.has_commit(sha).ok())
                 }),
                 indexed_from: reader.history_start().ok().flatten(),
                 ..Response::default()

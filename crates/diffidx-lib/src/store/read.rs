@@ -288,20 +288,13 @@ impl<'s> Reader<'s> {
             Some(held) => walk_moves(&mut ids, |from| Ok(held.moves.edges_of(from)))?,
             None => walk_moves(&mut ids, |from| self.edges_of(from))?,
         };
-        let held_rows = match held {
-            Some(held) => self.changes_with_commits(&ids, &held.commits)?,
+        let held_rows = match held.and_then(|held| held.commits.as_ref()) {
+            Some(commits) => self.changes_with_commits(&ids, commits)?,
             None => None,
         };
         let mut rows = match held_rows {
             Some(rows) => rows,
-            None => self.by_ids(
-                &ids,
-                &format!("MATCH (s:Symbol {{id: $id}})-[e:CHANGED_IN]->(c:Commit) {CHANGES}"),
-                &format!(
-                    "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE s.id IN $ids {CHANGES}"
-                ),
-                "read history",
-            )?,
+            None => self.changes_of(&ids, CHANGES)?,
         };
         // Newest first; ties (a signature change is a DELETED and an ADDED
         // on one line) are broken by path, line, status and id: the same
@@ -400,13 +393,10 @@ impl Reader<'_> {
         ids: &HashSet<String>,
         commits: &CommitIndex,
     ) -> Result<Option<Vec<Vec<Value>>>> {
-        const OWN: &str = "RETURN offset(id(c)), e.status, s.kind, s.path, e.old_path, \
-             s.qualname, s.sig, e.start_line, e.end_line, s.id";
-        let own = self.by_ids(
+        let own = self.changes_of(
             ids,
-            &format!("MATCH (s:Symbol {{id: $id}})-[e:CHANGED_IN]->(c:Commit) {OWN}"),
-            &format!("MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE s.id IN $ids {OWN}"),
-            "read history",
+            "RETURN offset(id(c)), e.status, s.kind, s.path, e.old_path, s.qualname, s.sig, \
+             e.start_line, e.end_line, s.id",
         )?;
         let mut rows = Vec::with_capacity(own.len());
         for mut r in own {
@@ -425,11 +415,21 @@ impl Reader<'_> {
         Ok(Some(rows))
     }
 
+    /// The changes of the symbols `ids`, each row as `returns` says.
+    fn changes_of(&self, ids: &HashSet<String>, returns: &str) -> Result<Vec<Vec<Value>>> {
+        self.by_ids(
+            ids,
+            &format!("MATCH (s:Symbol {{id: $id}})-[e:CHANGED_IN]->(c:Commit) {returns}"),
+            &format!("MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) WHERE s.id IN $ids {returns}"),
+            "read history",
+        )
+    }
+
     /// What the query server holds for histories of this store state.
     pub fn held_history(&self) -> Result<HeldHistory> {
         Ok(HeldHistory {
             moves: self.move_index()?,
-            commits: self.commit_index()?,
+            commits: Some(self.commit_index()?),
         })
     }
 
@@ -583,25 +583,33 @@ impl MoveIndex {
 /// lineage, and every commit's columns by its place in the table
 /// (App-vNext/Polly: 2,942 commits, read in about 10 ms), so a history reads
 /// from the store only its symbols' changes. The places hold while the
-/// store stays open ([`HeldHistory::reread_commits`]).
+/// store stays open ([`HeldHistory::forget_commits`]).
 #[derive(Debug, Default)]
 pub struct HeldHistory {
     moves: MoveIndex,
-    commits: CommitIndex,
+    /// `None` once the store they were read from has closed.
+    commits: Option<CommitIndex>,
 }
 
 impl HeldHistory {
-    /// [`Reader::has_commit`] from memory.
-    pub fn has_commit(&self, sha: &str) -> bool {
-        self.commits.shas.contains(sha)
+    /// [`Reader::has_commit`] from memory (`None`: not held).
+    pub fn has_commit(&self, sha: &str) -> Option<bool> {
+        self.commits.as_ref().map(|c| c.shas.contains(sha))
     }
 
-    /// Reads the commits again, for another opening of the store: their
-    /// places in the table hold only while it stays open (a rebuild or a
-    /// compaction may renumber them under the same notes), where the moves,
-    /// kept by symbol id, hold for the whole store state.
-    pub fn reread_commits(&mut self, reader: &Reader<'_>) -> Result<()> {
-        self.commits = reader.commit_index()?;
+    /// Lets the commits go, for another opening of the store: their places
+    /// in the table hold only while it stays open (a rebuild or a compaction
+    /// may renumber them under the same notes), where the moves, kept by
+    /// symbol id, hold for the whole store state.
+    pub fn forget_commits(&mut self) {
+        self.commits = None;
+    }
+
+    /// Reads the commits of the open store if they were let go.
+    pub fn hold_commits(&mut self, reader: &Reader<'_>) -> Result<()> {
+        if self.commits.is_none() {
+            self.commits = Some(reader.commit_index()?);
+        }
         Ok(())
     }
 }
