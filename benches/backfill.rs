@@ -21,6 +21,7 @@
 //! generated histories are `cargo bench --bench index`.
 
 #[path = "process/mod.rs"]
+#[allow(dead_code)] // shared by the benches; each uses part of it
 mod process;
 
 use std::process::Command;

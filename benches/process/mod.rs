@@ -4,6 +4,8 @@
 //! directory), which the dynamic loader searches for the C++ runtime at
 //! each start, about 1 ms a process.
 
+pub mod baseline;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
