@@ -15,6 +15,9 @@
 
 pub mod names;
 pub mod parts;
+pub mod question;
+pub mod rank;
+pub mod snippet;
 pub mod text;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -30,11 +33,13 @@ pub use crate::store::{DeletedIn, SymbolEntry};
 use crate::store::{Reader, Store, StoreError};
 
 pub use names::NameIndex;
-pub use text::{TextDoc, TextIndex, TextIndexError, TextReader};
+pub use question::Question;
+pub use rank::{RankParams, Signal};
+pub use text::{Bag, TextDoc, TextIndex, TextIndexError, TextReader};
 
 /// Changes when what the text index holds changes meaning: an older index
 /// is rebuilt.
-pub const SEARCH_VERSION: &str = "1";
+pub const SEARCH_VERSION: &str = "2";
 
 /// The default number of results.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -82,9 +87,29 @@ pub struct SearchQuery {
     /// (0: none).
     #[serde(default)]
     pub rerank: usize,
+    /// Each hit with its signature and first lines.
+    #[serde(default)]
+    pub snippets: bool,
 }
 
 impl SearchQuery {
+    /// `query` over the live symbols, with no filter.
+    pub fn new(query: &str, limit: usize) -> SearchQuery {
+        SearchQuery {
+            query: query.to_owned(),
+            kind: None,
+            path: None,
+            lang: None,
+            scope: Scope::Live,
+            limit,
+            text: false,
+            semantic: false,
+            hyde: false,
+            rerank: 0,
+            snippets: false,
+        }
+    }
+
     /// A query over every symbol, live or deleted, with no filter, ranked
     /// by names, text and vectors (no model steps): what the retrieval
     /// task and `context --query` ask.
@@ -100,6 +125,7 @@ impl SearchQuery {
             semantic: true,
             hyde: false,
             rerank: 0,
+            snippets: false,
         }
     }
 
@@ -198,6 +224,29 @@ pub struct SearchHit {
     /// The chat model that placed this hit (`--rerank`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reranked_by: Option<String>,
+    /// Why a question's hit ranked where it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<Why>,
+    /// Its code, folded (`--snippets`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<snippet::Snippet>,
+}
+
+/// The evidence behind a hit of a question ([`rank`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Why {
+    /// Each signal that found it, with its score from 0 to 1.
+    pub signals: BTreeMap<String, f64>,
+    /// The question's terms its text matched, in the order the question has them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub terms: Vec<String>,
+}
+
+/// A file of a question's answer, by its best symbol's score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileHit {
+    pub path: String,
+    pub score: f64,
 }
 
 /// What a search answers.
@@ -210,6 +259,9 @@ pub struct SearchAnswer {
     /// What the chat model did to this answer (`--hyde`, `--rerank`).
     #[serde(default, skip_serializing_if = "ModelSteps::is_empty")]
     pub model_steps: ModelSteps,
+    /// The files of a question's hits, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileHit>,
 }
 
 /// What the chat model did to a search's answer, and what it could not do
@@ -301,6 +353,19 @@ impl Searcher {
         reader: &Reader<'_>,
         query: &SearchQuery,
     ) -> Result<SearchAnswer, StoreError> {
+        self.search_with(reader, query, &RankParams::default())
+    }
+
+    /// [`search`](Self::search), a question ranked with `params`.
+    pub fn search_with(
+        &self,
+        reader: &Reader<'_>,
+        query: &SearchQuery,
+        params: &RankParams,
+    ) -> Result<SearchAnswer, StoreError> {
+        if !Question::is_short(&query.query) {
+            return self.rank_question(reader, query, params);
+        }
         let limit = query.limit.max(1);
         let mut ranked: Vec<(usize, f64, Tier)> = self
             .names
@@ -577,6 +642,8 @@ impl Searcher {
                     tier,
                     id: e.id.clone(),
                     reranked_by: None,
+                    why: None,
+                    snippet: None,
                 }
             })
             .collect())
@@ -593,6 +660,21 @@ impl Searcher {
         languages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         languages.into_iter().map(|(l, _)| l.to_owned()).collect()
     }
+}
+
+/// The files of `hits` in the order of their first hit, each with its
+/// best score.
+pub fn files_of(hits: &[SearchHit]) -> Vec<FileHit> {
+    let mut files: Vec<FileHit> = Vec::new();
+    for hit in hits {
+        if !files.iter().any(|f| f.path == hit.path) {
+            files.push(FileHit {
+                path: hit.path.clone(),
+                score: hit.score,
+            });
+        }
+    }
+    files
 }
 
 /// What an update of the text index did.
@@ -681,7 +763,7 @@ pub fn prepare(
         fresh,
         &mut report,
     )?;
-    let docs: Vec<TextDoc> = entries
+    let mut docs: Vec<TextDoc> = entries
         .iter()
         .map(|e| TextDoc {
             id: e.id.clone(),
@@ -692,8 +774,29 @@ pub fn prepare(
                 .get(&e.id)
                 .map(|w| text::indexed_text(w))
                 .unwrap_or_default(),
+            file: false,
         })
         .collect();
+    // A document per live file: its path and the words of all its symbols.
+    let mut files: BTreeMap<&str, String> = BTreeMap::new();
+    for (e, doc) in entries.iter().zip(&docs) {
+        if !e.deleted {
+            let text = files.entry(e.path.as_str()).or_default();
+            text.push_str(&doc.words);
+        }
+    }
+    let file_docs: Vec<TextDoc> = files
+        .into_iter()
+        .map(|(path, words)| TextDoc {
+            id: text::file_id(path),
+            path: path.to_owned(),
+            names: text::indexed_text(path),
+            sig: String::new(),
+            words,
+            file: true,
+        })
+        .collect();
+    docs.extend(file_docs);
     report.docs = docs.len();
     report.files = entries
         .iter()

@@ -32,6 +32,10 @@ pub struct NameIndex {
     /// Positions in `entries`, ordered by id: found by a binary search,
     /// not a map built per query (26,787 ids on App-vNext/Polly).
     by_id: Vec<u32>,
+    /// Positions by lowercase own name, for the names a question mentions.
+    by_name: std::collections::HashMap<String, Vec<u32>>,
+    /// Positions by path.
+    by_path: std::collections::HashMap<String, Vec<u32>>,
 }
 
 /// A query, prepared once.
@@ -46,7 +50,7 @@ struct Wanted {
 
 impl NameIndex {
     pub fn new(entries: Vec<SymbolEntry>) -> NameIndex {
-        let prepared = entries
+        let prepared: Vec<Prepared> = entries
             .iter()
             .map(|e| Prepared {
                 qualname: normal(diffidx_core::qualname::split_twin(&e.qualname).0),
@@ -57,10 +61,23 @@ impl NameIndex {
             .collect();
         let mut by_id: Vec<u32> = (0..entries.len() as u32).collect();
         by_id.sort_unstable_by(|&a, &b| entries[a as usize].id.cmp(&entries[b as usize].id));
+        let mut by_name: std::collections::HashMap<String, Vec<u32>> =
+            std::collections::HashMap::new();
+        let mut by_path: std::collections::HashMap<String, Vec<u32>> =
+            std::collections::HashMap::new();
+        for (i, p) in prepared.iter().enumerate() {
+            by_name.entry(p.name.clone()).or_default().push(i as u32);
+            by_path
+                .entry(entries[i].path.clone())
+                .or_default()
+                .push(i as u32);
+        }
         NameIndex {
             entries,
             prepared,
             by_id,
+            by_name,
+            by_path,
         }
     }
 
@@ -74,6 +91,27 @@ impl NameIndex {
 
     pub fn entries(&self) -> &[SymbolEntry] {
         &self.entries
+    }
+
+    /// The symbols whose own name is `name`, as written.
+    pub fn with_own_name(&self, name: &str) -> Vec<usize> {
+        self.by_name
+            .get(&name.to_lowercase())
+            .into_iter()
+            .flatten()
+            .map(|&i| i as usize)
+            .filter(|&i| self.entries[i].name == name)
+            .collect()
+    }
+
+    /// The live symbols of the file `path`.
+    pub fn in_file<'a>(&'a self, path: &'a str) -> impl Iterator<Item = usize> + 'a {
+        self.by_path
+            .get(path)
+            .into_iter()
+            .flatten()
+            .map(|&i| i as usize)
+            .filter(|&i| !self.entries[i].deleted)
     }
 
     /// The ids of the symbols matching `query`, as

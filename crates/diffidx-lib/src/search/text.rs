@@ -38,16 +38,37 @@ pub struct TextIndexError {
     source: tantivy::TantivyError,
 }
 
-/// One symbol's document.
+/// One symbol's document, or one file's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextDoc {
+    /// The symbol's id; for a file, [`file_id`] of its path.
     pub id: String,
     pub path: String,
-    /// The parts of its qualified name.
+    /// The parts of its qualified name (of a file: of its path).
     pub names: String,
     pub sig: String,
-    /// The words of its code and comments, as written.
+    /// The words of its code and comments, as written (of a file: of all
+    /// its symbols).
     pub words: String,
+    /// A file's document: its fields are apart from the symbols', so that
+    /// one ranking never mixes the two.
+    pub file: bool,
+}
+
+/// The id of a file's document.
+pub fn file_id(path: &str) -> String {
+    format!("file:{path}")
+}
+
+/// What a query is asked of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bag {
+    /// Symbols, by every field.
+    Symbols,
+    /// Symbols, by the parts of their names only.
+    Names,
+    /// Files, by their path and all their words.
+    Files,
 }
 
 #[derive(Clone, Copy)]
@@ -57,6 +78,8 @@ struct Fields {
     names: Field,
     sig: Field,
     words: Field,
+    file_names: Field,
+    file_words: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -67,6 +90,8 @@ fn schema() -> (Schema, Fields) {
         names: builder.add_text_field("names", TEXT),
         sig: builder.add_text_field("sig", TEXT),
         words: builder.add_text_field("words", TEXT),
+        file_names: builder.add_text_field("file_names", TEXT),
+        file_words: builder.add_text_field("file_words", TEXT),
     };
     (builder.build(), fields)
 }
@@ -155,9 +180,14 @@ impl TextIndex {
             let mut d = TantivyDocument::default();
             d.add_text(self.fields.id, &doc.id);
             d.add_text(self.fields.path, &doc.path);
-            d.add_text(self.fields.names, &doc.names);
-            d.add_text(self.fields.sig, &doc.sig);
-            d.add_text(self.fields.words, &doc.words);
+            if doc.file {
+                d.add_text(self.fields.file_names, &doc.names);
+                d.add_text(self.fields.file_words, &doc.words);
+            } else {
+                d.add_text(self.fields.names, &doc.names);
+                d.add_text(self.fields.sig, &doc.sig);
+                d.add_text(self.fields.words, &doc.words);
+            }
             writer.add_document(d).map_err(&failed)?;
         }
         // Killed here, the index keeps its last commit and older stamp.
@@ -196,22 +226,43 @@ impl TextReader {
     /// The ids of the `limit` best documents for `query`, with their BM25
     /// scores, best first.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<(String, f32)>, TextIndexError> {
-        let terms = query_terms(query);
+        let terms: Vec<(String, f32)> = query_terms(query).into_iter().map(|t| (t, 1.0)).collect();
+        self.search_weighted(&terms, Bag::Symbols, limit)
+    }
+
+    /// The `limit` best documents of `bag` for terms of the index, each
+    /// with the weight its BM25 score is multiplied by (its count in a
+    /// question).
+    pub fn search_weighted(
+        &self,
+        terms: &[(String, f32)],
+        bag: Bag,
+        limit: usize,
+    ) -> Result<Vec<(String, f32)>, TextIndexError> {
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
+        let f = self.fields;
+        let fields: &[(Field, f32)] = match bag {
+            Bag::Symbols => &[
+                (f.names, BOOST_NAMES),
+                (f.sig, BOOST_SIG),
+                (f.words, BOOST_WORDS),
+            ],
+            Bag::Names => &[(f.names, 1.0)],
+            Bag::Files => &[(f.file_names, 1.0), (f.file_words, 1.0)],
+        };
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for term in &terms {
-            for (field, boost) in [
-                (self.fields.names, BOOST_NAMES),
-                (self.fields.sig, BOOST_SIG),
-                (self.fields.words, BOOST_WORDS),
-            ] {
+        for (term, weight) in terms {
+            for &(field, boost) in fields {
                 let q = TermQuery::new(
                     Term::from_field_text(field, term),
                     IndexRecordOption::WithFreqs,
                 );
-                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(q), boost * weight)),
+                ));
             }
         }
         let query = BooleanQuery::new(clauses);
@@ -235,10 +286,90 @@ impl TextReader {
     }
 }
 
+impl TextReader {
+    /// For each symbol of `ids`, the `terms` its document holds, in the
+    /// order given: what of a question a hit matched.
+    pub fn matched_terms(
+        &self,
+        ids: &[&str],
+        terms: &[(String, f32)],
+    ) -> Result<std::collections::HashMap<String, Vec<String>>, TextIndexError> {
+        use tantivy::{DocSet, TERMINATED};
+        let failed = |source: tantivy::TantivyError| TextIndexError {
+            path: self.path.clone(),
+            action: "cannot be searched",
+            source,
+        };
+        let searcher = self.reader.searcher();
+        let mut out: std::collections::HashMap<String, Vec<String>> = Default::default();
+        for segment in searcher.segment_readers() {
+            let alive = |doc: u32| segment.alive_bitset().is_none_or(|b| b.is_alive(doc));
+            // The live document of each id in this segment, in doc order.
+            let ids_index = segment.inverted_index(self.fields.id).map_err(failed)?;
+            let mut docs: Vec<(u32, &str)> = Vec::new();
+            for id in ids {
+                let term = Term::from_field_text(self.fields.id, id);
+                let Some(mut postings) = ids_index
+                    .read_postings(&term, IndexRecordOption::Basic)
+                    .map_err(|e| failed(e.into()))?
+                else {
+                    continue;
+                };
+                while postings.doc() != TERMINATED {
+                    if alive(postings.doc()) {
+                        docs.push((postings.doc(), id));
+                        break;
+                    }
+                    postings.advance();
+                }
+            }
+            if docs.is_empty() {
+                continue;
+            }
+            docs.sort_unstable();
+            for field in [self.fields.names, self.fields.sig, self.fields.words] {
+                let index = segment.inverted_index(field).map_err(failed)?;
+                for (term, _) in terms {
+                    let Some(mut postings) = index
+                        .read_postings(
+                            &Term::from_field_text(field, term),
+                            IndexRecordOption::Basic,
+                        )
+                        .map_err(|e| failed(e.into()))?
+                    else {
+                        continue;
+                    };
+                    for &(doc, id) in &docs {
+                        if postings.doc() == TERMINATED {
+                            break;
+                        }
+                        if postings.doc() <= doc && postings.seek(doc) == doc {
+                            let list = out.entry(id.to_owned()).or_default();
+                            if !list.contains(term) {
+                                list.push(term.clone());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // In the order of the question's terms.
+        let rank: std::collections::HashMap<&str, usize> = terms
+            .iter()
+            .enumerate()
+            .map(|(i, (t, _))| (t.as_str(), i))
+            .collect();
+        for list in out.values_mut() {
+            list.sort_by_key(|t| rank.get(t.as_str()).copied().unwrap_or(usize::MAX));
+        }
+        Ok(out)
+    }
+}
+
 /// The terms of one word: its parts and, for a word of several parts, the
 /// word squashed (`getUserById` is also `getuserbyid`), so that both
 /// spellings match. Documents and queries read words alike.
-fn word_terms(word: &str) -> Vec<String> {
+pub(crate) fn word_terms(word: &str) -> Vec<String> {
     let split = parts::split(word);
     let whole = (split.len() > 1).then(|| parts::squashed(word));
     whole.into_iter().chain(split).collect()
