@@ -330,3 +330,98 @@ fn hits_of_equal_score_are_listed_by_place_whatever_the_store_order() {
         "{hits:?}"
     );
 }
+
+/// A small Python package where each question has one right answer, and
+/// the words of the question alone point elsewhere too.
+fn python_package() -> TestRepo {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "shop/sessions.py",
+        "class Session:\n    def send(self, request):\n        \"\"\"Sends a request and follows redirects.\"\"\"\n        \
+         return self.resolve_redirects(request)\n\n    \
+         def resolve_redirects(self, response):\n        # keeps the method of the original request\n        \
+         return response\n",
+    );
+    repo.write(
+        "shop/models.py",
+        "class Request:\n    def prepare_body(self, data):\n        \"\"\"Sets the body and its content length.\"\"\"\n        \
+         self.body = data\n        self.headers = {}\n\n    \
+         def prepare_method(self, method):\n        self.method = method.upper()\n",
+    );
+    repo.write(
+        "tests/test_sessions.py",
+        "from shop.sessions import Session\n\ndef test_redirect_keeps_method():\n    \
+         session = Session()\n    assert session.send('request') == 'request'\n    \
+         # the method of the request after a redirect\n",
+    );
+    repo.commit("code");
+    succeeded(&repo.diffidx(&["index"]));
+    repo
+}
+
+#[test]
+fn a_question_is_answered_by_names_paths_and_words_with_its_evidence() {
+    let repo = python_package();
+    // Prose alone: the method the comment describes, not the test that
+    // quotes the same words.
+    let issue = "Redirects lose the method of the original request\n\n\
+                 After a redirect the method of the original request is not kept.";
+    let hits = search(&repo, &[issue]);
+    assert_eq!(
+        hits[0]["qualname"], "Session.resolve_redirects",
+        "{hits:#?}"
+    );
+    let why = &hits[0]["why"]["signals"];
+    assert!(why["text"].as_f64().unwrap() > 0.0, "{why}");
+    let terms: Vec<&str> = hits[0]["why"]["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        terms.contains(&"method") && terms.contains(&"original"),
+        "{terms:?}"
+    );
+    assert!(!terms.contains(&"the"), "{terms:?}");
+    let test_rank = hits
+        .iter()
+        .position(|h| h["path"] == "tests/test_sessions.py")
+        .unwrap_or(usize::MAX);
+    assert!(test_rank > 0, "{hits:#?}");
+
+    // A traceback names the frame's function and file.
+    let traceback = "Setting a body fails\n\nTraceback (most recent call last):\n  \
+                     File \"/site-packages/shop/models.py\", line 5, in prepare_body\n    \
+                     self.headers = {}\nTypeError: boom";
+    let hits = search(&repo, &[traceback]);
+    assert_eq!(hits[0]["qualname"], "Request.prepare_body", "{hits:#?}");
+    assert!(hits[0]["why"]["signals"]["paths"].as_f64().unwrap() > 0.0);
+    assert!(hits[0]["why"]["signals"]["names"].as_f64().unwrap() > 0.0);
+
+    // The files, ranked by their best symbol.
+    let out = repo.diffidx_env(
+        &["search", "--files", "--json", traceback],
+        &[("DIFFIDX_SERVER", "off")],
+    );
+    succeeded(&out);
+    let files: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(files[0]["path"], "shop/models.py", "{files:#}");
+
+    // A name query is answered as before: by the name tier, no evidence.
+    let hit = first(&repo, &["resolve_redirects"]);
+    assert_eq!(hit["tier"], "name");
+    assert!(hit.get("why").is_none(), "{hit}");
+}
+
+#[test]
+fn snippets_fold_a_hit_to_its_signature_and_first_lines() {
+    let repo = python_package();
+    let hit = first(&repo, &["--snippets", "prepare_body"]);
+    assert_eq!(hit["snippet"]["signature"], "def prepare_body(self, data):");
+    let preview = hit["snippet"]["preview"].as_str().unwrap();
+    assert_eq!(preview.lines().count(), 4, "{preview}");
+    assert!(preview.contains("self.body = data"), "{preview}");
+    // Without the flag there is none.
+    assert!(first(&repo, &["prepare_body"]).get("snippet").is_none());
+}

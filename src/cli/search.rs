@@ -1,4 +1,4 @@
-//! `git diffidx search QUERY [--kind K] [--path P] [--lang L] [--deleted | --all] [--text] [--semantic [--hyde] [--rerank N]] [--limit N] [--json]`
+//! `git diffidx search QUERY [--kind K] [--path P] [--lang L] [--deleted | --all] [--text] [--semantic [--hyde] [--rerank N]] [--snippets] [--files] [--limit N] [--json]`
 
 use clap::Args;
 use diffidx_core::symbol::display_name;
@@ -55,6 +55,15 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N")]
     pub rerank: Option<usize>,
 
+    /// With each hit, its signature and first lines (`snippet` in JSON).
+    #[arg(long)]
+    pub snippets: bool,
+
+    /// The files of the hits instead, best first (for a question: ranked
+    /// by their best symbol).
+    #[arg(long)]
+    pub files: bool,
+
     /// At most this many results.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT)]
     pub limit: usize,
@@ -94,6 +103,16 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<()> {
     for warning in &steps.warnings {
         eprintln!("{}", ctx.style().warn(&format!("warning: {warning}")));
     }
+    if args.files {
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&answer.files)?);
+        } else {
+            for file in &answer.files {
+                println!("{:.2}  {}", file.score, terminal_safe(&file.path));
+            }
+        }
+        return Ok(());
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&answer.hits)?);
         return Ok(());
@@ -126,6 +145,11 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<()> {
             hit.end_line,
             style.warn(&status),
         ));
+        if let Some(snippet) = &hit.snippet {
+            for line in snippet.preview.lines() {
+                out.push_str(&format!("      {}\n", style.dim(&terminal_safe(line))));
+            }
+        }
     }
     print_paged(ctx, Some(&repo), &out)
 }
@@ -143,6 +167,8 @@ fn search_query(args: &SearchArgs) -> Result<SearchQuery, diffidx_lib::api::ApiE
         hyde: args.hyde,
         rerank: args.rerank,
         limit: Some(args.limit),
+        snippets: args.snippets,
+        files: args.files,
     }
     .to_query()
 }

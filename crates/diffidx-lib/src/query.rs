@@ -206,12 +206,36 @@ pub fn impact(
     )
 }
 
-/// Symbols by name, then by the words of their code (`search`).
+/// Symbols by name, then by the words of their code (`search`); a question
+/// by every signal the index has (`search::rank`).
 ///
 /// A text index that is missing, torn or behind the store is rebuilt here
 /// when no writer is busy (it is derived from the store and the files), and
 /// the answer says so when it cannot be: its hits are then by name only.
 pub fn search(
+    repo: &Repo,
+    query: &SearchQuery,
+    server: Option<&Path>,
+) -> Result<SearchAnswer, QueryError> {
+    let mut answer = ranked_search(repo, query, server)?;
+    if answer.files.is_empty() {
+        // A name query's files: those of its hits, in their order.
+        answer.files = crate::search::files_of(&answer.hits);
+    }
+    if query.snippets && !answer.hits.is_empty() {
+        let store = open::for_reading(repo, Duration::from_secs(10))?;
+        let commit = store
+            .reader()?
+            .graph_commit()?
+            .and_then(|c| diffidx_core::ObjectId::from_hex(c.as_bytes()).ok());
+        for hit in &mut answer.hits {
+            hit.snippet = crate::search::snippet::snippet_of(repo, commit, hit);
+        }
+    }
+    Ok(answer)
+}
+
+fn ranked_search(
     repo: &Repo,
     query: &SearchQuery,
     server: Option<&Path>,

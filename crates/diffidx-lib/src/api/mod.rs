@@ -236,8 +236,12 @@ pub fn call(
     let json = |v: Result<Value, serde_json::Error>| v.map_err(|e| ApiError::failed(&e));
     match method {
         Method::Search => {
-            let answer = search(in_repo()?, &read(method, params)?, server)?;
-            json(serde_json::to_value(answer.hits))
+            let params: SearchParams = read(method, params)?;
+            let answer = search(in_repo()?, &params, server)?;
+            match params.files {
+                true => json(serde_json::to_value(answer.files)),
+                false => json(serde_json::to_value(answer.hits)),
+            }
         }
         Method::Log => json(serde_json::to_value(log(
             in_repo()?,
@@ -324,6 +328,7 @@ impl SearchParams {
             semantic: self.semantic,
             hyde: self.hyde,
             rerank,
+            snippets: self.snippets,
         })
     }
 }

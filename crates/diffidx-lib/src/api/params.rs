@@ -49,6 +49,13 @@ pub struct SearchParams {
     /// At most this many hits (default 20).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Each hit with its signature and first lines (`snippet`).
+    #[serde(default)]
+    pub snippets: bool,
+    /// Answer with the files of the hits, best first, instead of the hits
+    /// (for a question: files ranked by their best symbol).
+    #[serde(default)]
+    pub files: bool,
 }
 
 /// `log`.

@@ -92,16 +92,5 @@ pub fn rerank(
 
 /// The lines of a live hit at `commit` (a deleted one has none).
 fn code_of(repo: &Repo, commit: Option<ObjectId>, hit: &SearchHit) -> Option<String> {
-    if hit.status != "live" {
-        return None;
-    }
-    let blob = repo.blob_at(commit?, &hit.path).ok()??;
-    let bytes = repo.blob(blob).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    let lines: Vec<&str> = text
-        .lines()
-        .skip(hit.start_line.saturating_sub(1) as usize)
-        .take((hit.end_line + 1).saturating_sub(hit.start_line) as usize)
-        .collect();
-    Some(lines.join("\n"))
+    crate::search::snippet::lines_of(repo, commit, hit, usize::MAX).map(|l| l.join("\n"))
 }
