@@ -1,0 +1,393 @@
+//! Issue text → the code its fix changed: `cargo bench --bench localization`.
+//!
+//! The task LocAgent, Agentless and SweRank report on, over a development
+//! set of SWE-bench Verified instances (JSON lines with `instance_id`,
+//! `repo`, `base_commit`, `problem_statement`, the gold `files` and
+//! `functions` as `path:Qual.name`). For each instance: a clone checked out
+//! at the base commit, indexed as a user would (`git diffidx index
+//! HEAD~1..HEAD`, which builds the code graph and the search index at
+//! `HEAD`), then `search` asked the problem statement, and beside it a
+//! plain BM25 over the same symbols and words (`process::baseline`), in the
+//! same run. Printed: file Acc@1/3/5, module Acc@5/10, function Acc@5/10
+//! (LocAgent's definition: a hit when all min(|gold|, k) gold items are in
+//! the top k), MRR of the first gold function, per repository and in all;
+//! then what each signal of the ranking gives (each turned off in turn);
+//! then the latency of issue-length and name queries through the query
+//! server.
+//!
+//! Nothing of the benchmark is in this repository: it is read from a path.
+//!
+//! - `BENCH_LOCALIZATION_SET`: the JSON lines (default
+//!   `../shared/benchmarks/localization-dev.jsonl` beside the checkout).
+//! - `BENCH_LOCALIZATION_REPOS`: a directory holding a clone (bare or not)
+//!   of each repository, as `OWNER+NAME/repo`, `OWNER+NAME`, `OWNER/NAME`
+//!   or `NAME`. Required: the bench fetches nothing.
+//! - `BENCH_LOCALIZATION_WORK`: where the indexed checkouts are kept, so a
+//!   second run reuses them (default: a temporary directory).
+//! - `BENCH_LOCALIZATION_ONLY`: only instances whose id contains this.
+//! - `BENCH_LOCALIZATION_ABLATION=0`: skip the per-signal table.
+//! - `BENCH_LOCALIZATION_LATENCY=0`: skip the latency through the server.
+
+#[path = "process/mod.rs"]
+#[allow(dead_code)] // shared by the benches; each uses part of it
+mod process;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use diffidx_lib::search::{RankParams, SearchQuery, Searcher, Signal};
+use process::baseline::Baseline;
+use process::{bin, git, percentile_ms, run};
+
+#[derive(serde::Deserialize)]
+struct Instance {
+    instance_id: String,
+    repo: String,
+    base_commit: String,
+    problem_statement: String,
+    files: Vec<String>,
+    functions: Vec<String>,
+}
+
+/// The clone of `repo` (`owner/name`) under `root`.
+fn source_of(root: &Path, repo: &str) -> PathBuf {
+    let (owner, name) = repo.split_once('/').unwrap_or(("", repo));
+    let joined = format!("{owner}+{name}");
+    [
+        root.join(&joined).join("repo"),
+        root.join(&joined),
+        root.join(owner).join(name),
+        root.join(name),
+    ]
+    .into_iter()
+    .find(|p| p.join("HEAD").is_file() || p.join(".git").exists())
+    .unwrap_or_else(|| panic!("no clone of {repo} under {}", root.display()))
+}
+
+/// A checkout of `instance` at its base commit, indexed; reused when a
+/// previous run left it indexed at that commit.
+fn checkout(work: &Path, sources: &Path, instance: &Instance) -> (PathBuf, Option<Duration>) {
+    let dir = work.join(&instance.instance_id);
+    let done = dir.join(".git/diffidx-bench-indexed");
+    if std::fs::read_to_string(&done).ok().as_deref() == Some(instance.base_commit.as_str()) {
+        return (dir, None);
+    }
+    let checked_out = dir.join(".git").is_dir()
+        && git(&dir, &["rev-parse", "HEAD"]).trim() == instance.base_commit;
+    if !checked_out {
+        let _ = std::fs::remove_dir_all(&dir);
+        let source = source_of(sources, &instance.repo);
+        git(
+            work,
+            &[
+                "clone",
+                "-q",
+                "--shared",
+                "--no-checkout",
+                source.to_str().unwrap(),
+                dir.to_str().unwrap(),
+            ],
+        );
+        git(&dir, &["checkout", "-q", "--detach", &instance.base_commit]);
+    }
+    let start = Instant::now();
+    run(&dir, bin(), &["index", "-q", "HEAD~1..HEAD"], &[]);
+    let took = start.elapsed();
+    std::fs::write(&done, &instance.base_commit).unwrap();
+    (dir, Some(took))
+}
+
+/// `path:Qual.name` without a twin's `#2`.
+fn key(path: &str, qualname: &str) -> String {
+    format!("{path}:{}", diffidx_core::qualname::split_twin(qualname).0)
+}
+
+/// `path:Outer`: the class or function a function belongs to.
+fn module_of(function: &str) -> String {
+    let (path, qual) = function.split_once(':').unwrap_or((function, ""));
+    format!("{path}:{}", qual.split('.').next().unwrap_or(qual))
+}
+
+fn dedup(items: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    items
+        .into_iter()
+        .filter(|i| seen.insert(i.clone()))
+        .collect()
+}
+
+/// LocAgent's Acc@k: all min(|gold|, k) gold items are in the top k.
+fn acc(ranked: &[String], gold: &[String], k: usize) -> bool {
+    let top: HashSet<&String> = ranked.iter().take(k).collect();
+    let found = gold.iter().filter(|g| top.contains(g)).count();
+    found >= gold.len().min(k)
+}
+
+/// The figures of one ranking over the instances asked.
+#[derive(Default, Clone)]
+struct Score {
+    n: usize,
+    file: [usize; 3],
+    module: [usize; 2],
+    function: [usize; 2],
+    rr: f64,
+}
+
+impl Score {
+    /// Adds one instance: `functions` are the ranked `path:qualname`s,
+    /// `files` a ranking of files (empty: the files of `functions`).
+    fn add(&mut self, instance: &Instance, functions: &[String], files: &[String]) {
+        let functions = dedup(functions.iter().cloned());
+        let files = if files.is_empty() {
+            dedup(
+                functions
+                    .iter()
+                    .map(|f| f.split_once(':').map_or(f.clone(), |p| p.0.to_owned())),
+            )
+        } else {
+            dedup(files.iter().cloned())
+        };
+        let modules = dedup(functions.iter().map(|f| module_of(f)));
+        let gold_modules = dedup(instance.functions.iter().map(|f| module_of(f)));
+        self.n += 1;
+        for (i, k) in [1, 3, 5].into_iter().enumerate() {
+            self.file[i] += usize::from(acc(&files, &instance.files, k));
+        }
+        for (i, k) in [5, 10].into_iter().enumerate() {
+            self.module[i] += usize::from(acc(&modules, &gold_modules, k));
+            self.function[i] += usize::from(acc(&functions, &instance.functions, k));
+        }
+        let gold: HashSet<&String> = instance.functions.iter().collect();
+        if let Some(rank) = functions.iter().position(|f| gold.contains(f)) {
+            self.rr += 1.0 / (rank as f64 + 1.0);
+        }
+    }
+
+    fn pct(&self, x: usize) -> f64 {
+        100.0 * x as f64 / self.n.max(1) as f64
+    }
+
+    fn row(&self, label: &str) -> String {
+        format!(
+            "{label:<24} {:>4} | {:>5.1} {:>5.1} {:>5.1} | {:>5.1} {:>5.1} | {:>5.1} {:>5.1} | {:>5.3}",
+            self.n,
+            self.pct(self.file[0]),
+            self.pct(self.file[1]),
+            self.pct(self.file[2]),
+            self.pct(self.module[0]),
+            self.pct(self.module[1]),
+            self.pct(self.function[0]),
+            self.pct(self.function[1]),
+            self.rr / self.n.max(1) as f64,
+        )
+    }
+}
+
+const HEADER: &str =
+    "                            n | file@1   @3    @5 | mod@5  @10 | fn@5   @10 |   MRR";
+
+fn main() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let set = std::env::var_os("BENCH_LOCALIZATION_SET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../shared/benchmarks/localization-dev.jsonl"));
+    let Some(sources) = std::env::var_os("BENCH_LOCALIZATION_REPOS").map(PathBuf::from) else {
+        println!(
+            "set BENCH_LOCALIZATION_REPOS to a directory of clones of the set's repositories \
+             (OWNER+NAME/repo, OWNER+NAME, OWNER/NAME or NAME)"
+        );
+        return;
+    };
+    let only = std::env::var("BENCH_LOCALIZATION_ONLY").ok();
+    let ablation = std::env::var("BENCH_LOCALIZATION_ABLATION").as_deref() != Ok("0");
+    let text = std::fs::read_to_string(&set)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", set.display()));
+    let instances: Vec<Instance> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a localization instance"))
+        .filter(|i: &Instance| only.as_deref().is_none_or(|o| i.instance_id.contains(o)))
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let work = std::env::var_os("BENCH_LOCALIZATION_WORK")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tmp.path().to_owned());
+    std::fs::create_dir_all(&work).unwrap();
+    println!(
+        "set: {} ({} instances); repositories from {}",
+        set.display(),
+        instances.len(),
+        sources.display()
+    );
+
+    let variants: Vec<(String, RankParams)> = if ablation {
+        std::iter::once(("diffidx".to_owned(), RankParams::default()))
+            .chain(Signal::ALL.iter().map(|&s| {
+                (
+                    format!("  without {}", s.as_str()),
+                    RankParams::default().without(s),
+                )
+            }))
+            .chain(
+                Signal::ALL
+                    .iter()
+                    .map(|&s| (format!("  {} alone", s.as_str()), RankParams::only(s))),
+            )
+            .collect()
+    } else {
+        vec![("diffidx".to_owned(), RankParams::default())]
+    };
+    let mut plain: BTreeMap<String, Score> = BTreeMap::new();
+    let mut ours: Vec<BTreeMap<String, Score>> = vec![BTreeMap::new(); variants.len()];
+    let mut index_times: Vec<Duration> = Vec::new();
+    let mut query_times: Vec<Duration> = Vec::new();
+    let mut dirs: Vec<(String, PathBuf)> = Vec::new();
+    for instance in &instances {
+        let (dir, took) = checkout(&work, &sources, instance);
+        index_times.extend(took);
+        let git_repo = diffidx_core::git::Repo::discover(&dir).unwrap();
+        let store = diffidx_lib::open::for_reading(&git_repo, Duration::from_secs(30)).unwrap();
+        let reader = store.reader().unwrap();
+        let state = diffidx_lib::state::StateDir::of(&git_repo);
+        let searcher = Searcher::load(&reader, &state).unwrap();
+        assert!(
+            searcher.text_ready(),
+            "{}: no text index",
+            instance.instance_id
+        );
+        let live: Vec<_> = reader
+            .search_entries()
+            .unwrap()
+            .into_iter()
+            .filter(|e| !e.deleted)
+            .collect();
+        let baseline = Baseline::new(&git_repo, &live);
+        let by_id: std::collections::HashMap<&str, &diffidx_lib::search::SymbolEntry> =
+            live.iter().map(|e| (e.id.as_str(), e)).collect();
+        let plain_ranked: Vec<String> = baseline
+            .search(&instance.problem_statement, 50)
+            .iter()
+            .filter_map(|id| by_id.get(id.as_str()))
+            .map(|e| key(&e.path, &e.qualname))
+            .collect();
+        for group in ["all", instance.repo.as_str()] {
+            plain
+                .entry(group.to_owned())
+                .or_default()
+                .add(instance, &plain_ranked, &[]);
+        }
+        let query = SearchQuery::new(&instance.problem_statement, 50);
+        for (v, (_, params)) in variants.iter().enumerate() {
+            let start = Instant::now();
+            let answer = searcher.search_with(&reader, &query, params).unwrap();
+            if v == 0 {
+                query_times.push(start.elapsed());
+            }
+            let ranked: Vec<String> = answer
+                .hits
+                .iter()
+                .map(|h| key(&h.path, &h.qualname))
+                .collect();
+            let files: Vec<String> = answer.files.iter().map(|f| f.path.clone()).collect();
+            for group in ["all", instance.repo.as_str()] {
+                ours[v]
+                    .entry(group.to_owned())
+                    .or_default()
+                    .add(instance, &ranked, &files);
+            }
+        }
+        dirs.push((instance.repo.clone(), dir));
+    }
+
+    println!("\n{HEADER}");
+    for group in plain.keys() {
+        println!("{}", ours[0][group].row(&format!("diffidx {group}")));
+        println!("{}", plain[group].row(&format!("plain BM25 {group}")));
+    }
+    let (o, p) = (&ours[0]["all"], &plain["all"]);
+    println!(
+        "\nfunction Acc@5: diffidx {:.1} against plain BM25 {:.1} ({:.2}x); file Acc@1 {:.1} against {:.1}",
+        o.pct(o.function[0]),
+        p.pct(p.function[0]),
+        o.function[0] as f64 / p.function[0].max(1) as f64,
+        o.pct(o.file[0]),
+        p.pct(p.file[0]),
+    );
+    if ablation {
+        println!("\nwhat each signal gives (all instances)\n{HEADER}");
+        for (v, (label, _)) in variants.iter().enumerate() {
+            println!("{}", ours[v]["all"].row(label));
+        }
+    }
+    if !index_times.is_empty() {
+        println!(
+            "\nindex HEAD~1..HEAD at a base commit (whole graph and search index): p50 {:.0} ms, max {:.0} ms over {} checkouts",
+            percentile_ms(&mut index_times, 0.5),
+            percentile_ms(&mut index_times, 1.0),
+            index_times.len()
+        );
+    }
+    println!(
+        "ranking in process (store open, issue text): p50 {:.1} ms, p95 {:.1} ms",
+        percentile_ms(&mut query_times, 0.5),
+        percentile_ms(&mut query_times, 0.95)
+    );
+
+    // Latency through the query server, on the largest repository's checkouts.
+    if std::env::var("BENCH_LOCALIZATION_LATENCY").as_deref() == Ok("0") {
+        return;
+    }
+    let Some((largest, _)) = dirs
+        .iter()
+        .max_by_key(|(_, d)| git(d, &["ls-files"]).lines().count())
+    else {
+        return;
+    };
+    let (mut issues, mut cold, mut names) = (Vec::new(), Vec::new(), Vec::new());
+    for (instance, (_, dir)) in instances
+        .iter()
+        .zip(&dirs)
+        .filter(|(_, (r, _))| r == largest)
+    {
+        // The first search starts the server and loads both tiers; the
+        // first question reads the text index's pages from disk.
+        run(dir, bin(), &["search", "--json", "warm up"], &[]);
+        let start = Instant::now();
+        run(
+            dir,
+            bin(),
+            &["search", "--json", &instance.problem_statement],
+            &[],
+        );
+        cold.push(start.elapsed());
+        let start = Instant::now();
+        run(
+            dir,
+            bin(),
+            &["search", "--json", &instance.problem_statement],
+            &[],
+        );
+        issues.push(start.elapsed());
+        let name = instance
+            .functions
+            .first()
+            .and_then(|f| f.rsplit(['.', ':']).next())
+            .unwrap_or("main");
+        let start = Instant::now();
+        run(dir, bin(), &["search", "--json", name], &[]);
+        names.push(start.elapsed());
+        // A server exits when its socket is gone: one at a time, not 45.
+        let _ = std::fs::remove_file(dir.join(".git/diffidx/query.sock"));
+    }
+    println!(
+        "through the query server on {largest} ({} checkouts): issue text p50 {:.0} ms, p95 {:.0} ms \
+         (the first question of a server: p50 {:.0} ms, p95 {:.0} ms); names p50 {:.1} ms",
+        issues.len(),
+        percentile_ms(&mut issues, 0.5),
+        percentile_ms(&mut issues, 0.95),
+        percentile_ms(&mut cold, 0.5),
+        percentile_ms(&mut cold, 0.95),
+        percentile_ms(&mut names, 0.5),
+    );
+}
