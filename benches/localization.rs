@@ -26,7 +26,9 @@
 //!   second run reuses them (default: a temporary directory).
 //! - `BENCH_LOCALIZATION_ONLY`: only instances whose id contains this.
 //! - `BENCH_LOCALIZATION_ABLATION=0`: skip the per-signal table.
-//! - `BENCH_LOCALIZATION_LATENCY=0`: skip the latency through the server.
+//! - `BENCH_LOCALIZATION_LATENCY=0`: skip the latency through the server;
+//!   `BENCH_LOCALIZATION_LATENCY_REPO=OWNER/NAME`: measure it there
+//!   (default: the repository with the most instances).
 
 #[path = "process/mod.rs"]
 #[allow(dead_code)] // shared by the benches; each uses part of it
@@ -338,12 +340,22 @@ fn main() {
     if std::env::var("BENCH_LOCALIZATION_LATENCY").as_deref() == Ok("0") {
         return;
     }
-    let Some((largest, _)) = dirs
-        .iter()
-        .max_by_key(|(_, d)| git(d, &["ls-files"]).lines().count())
-    else {
+    // The repository with the most checkouts (sympy on the dev set), or
+    // BENCH_LOCALIZATION_LATENCY_REPO.
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for (repo, _) in &dirs {
+        *counts.entry(repo.as_str()).or_default() += 1;
+    }
+    let chosen = std::env::var("BENCH_LOCALIZATION_LATENCY_REPO").ok();
+    let Some(largest) = chosen.or_else(|| {
+        counts
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .map(|(r, _)| (*r).to_owned())
+    }) else {
         return;
     };
+    let largest = &largest;
     let (mut issues, mut cold, mut names) = (Vec::new(), Vec::new(), Vec::new());
     for (instance, (_, dir)) in instances
         .iter()
