@@ -364,31 +364,20 @@ fn main() {
     {
         // The first search starts the server and loads both tiers; the
         // first question reads the text index's pages from disk.
-        run(dir, bin(), &["search", "--json", "warm up"], &[]);
-        let start = Instant::now();
-        run(
-            dir,
-            bin(),
-            &["search", "--json", &instance.problem_statement],
-            &[],
-        );
-        cold.push(start.elapsed());
-        let start = Instant::now();
-        run(
-            dir,
-            bin(),
-            &["search", "--json", &instance.problem_statement],
-            &[],
-        );
-        issues.push(start.elapsed());
+        let searched = |query: &str| {
+            let start = Instant::now();
+            run(dir, bin(), &["search", "--json", query], &[]);
+            start.elapsed()
+        };
+        searched("warm up");
+        cold.push(searched(&instance.problem_statement));
+        issues.push(searched(&instance.problem_statement));
         let name = instance
             .functions
             .first()
             .and_then(|f| f.rsplit(['.', ':']).next())
             .unwrap_or("main");
-        let start = Instant::now();
-        run(dir, bin(), &["search", "--json", name], &[]);
-        names.push(start.elapsed());
+        names.push(searched(name));
         // A server exits when its socket is gone: one at a time, not 45.
         let _ = std::fs::remove_file(dir.join(".git/diffidx/query.sock"));
     }
