@@ -422,3 +422,200 @@ fn a_query_lifts_the_changes_that_match_it() {
     assert!(score(&got, "old_helper") < score(&plain, "old_helper") * 0.51);
     assert_eq!(got[0]["qualname"], "refund", "{got:?}");
 }
+
+/// Commits everything with these author and commit times: a branch merged
+/// long after it was written, a rebase or a cherry-pick keeps the author's.
+fn commit_dated(repo: &TestRepo, message: &str, author: u64, committed: u64) -> String {
+    repo.git(&["add", "-A"]);
+    let out = repo
+        .command("git")
+        .args(["commit", "-q", "-m", message])
+        .env("GIT_AUTHOR_DATE", format!("{author} +0000"))
+        .env("GIT_COMMITTER_DATE", format!("{committed} +0000"))
+        .output()
+        .unwrap();
+    succeeded(&out);
+    repo.git(&["rev-parse", "HEAD"]).trim().to_owned()
+}
+
+/// `(commit, status, kind, qualname, path)` of every delta these commits'
+/// notes record, sorted.
+fn noted_changes(repo: &TestRepo, shas: &[&str]) -> Vec<(String, String, String, String, String)> {
+    let mut all = Vec::new();
+    for sha in shas {
+        let note: Value = serde_json::from_str(&repo.ok(&["show", sha, "--json"])).unwrap();
+        for d in note["deltas"].as_array().unwrap() {
+            let field = |k: &str| d[k].as_str().unwrap().to_owned();
+            all.push((
+                (*sha).to_owned(),
+                field("status"),
+                field("kind"),
+                field("qualname"),
+                field("path"),
+            ));
+        }
+    }
+    all.sort();
+    all
+}
+
+/// The same of records.
+fn recorded_changes(got: &[Value]) -> Vec<(String, String, String, String, String)> {
+    let mut all: Vec<_> = got
+        .iter()
+        .map(|r| {
+            let field = |k: &str| r[k].as_str().unwrap().to_owned();
+            (
+                field("commit"),
+                field("status"),
+                field("kind"),
+                field("qualname"),
+                field("path"),
+            )
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+/// A Rust repository whose newest commits are authored in the window, with
+/// two authored before it on top of others authored in it: an old branch
+/// merged late (made in the window), and a commit from a wrong clock (made
+/// before the window too).
+fn late_history() -> (TestRepo, Vec<String>, Vec<String>) {
+    let cart = |total: &str, tax: &str, extra: &str| {
+        format!(
+            "pub struct Cart {{ items: u32 }}\nimpl Cart {{\n    pub fn total(&self) -> u32 {{ {total} }}\n    \
+             pub fn tax(&self) -> u32 {{ {tax} }}\n{extra}}}\n"
+        )
+    };
+    let mut repo = TestRepo::new();
+    repo.write("src/cart.rs", cart("self.items", "1", ""));
+    repo.write("src/pay.rs", "pub fn charge() -> u32 { 1 }\n");
+    repo.commit_at("first", T0);
+    let mut window = Vec::new();
+    let mut before = Vec::new();
+    repo.write("src/cart.rs", cart("self.items * 2", "1", ""));
+    window.push(commit_dated(&repo, "double totals", T0 + 3600, T0 + 3600));
+    repo.write("src/pay.rs", "pub fn charge() -> u32 { 2 }\n");
+    before.push(commit_dated(
+        &repo,
+        "old branch",
+        T0 - 30 * 86_400,
+        T0 + 5000,
+    ));
+    repo.write(
+        "src/cart.rs",
+        cart(
+            "self.items * 2",
+            "self.total() / 10",
+            "    pub fn empty(&self) -> bool { true }\n",
+        ),
+    );
+    window.push(commit_dated(&repo, "tax from totals", T0 + 7200, T0 + 7200));
+    repo.write(
+        "src/pay.rs",
+        "pub fn charge() -> u32 { 3 }\npub fn refund() {}\n",
+    );
+    before.push(commit_dated(&repo, "wrong clock", T0 - 60, T0 - 60));
+    repo.write(
+        "src/cart.rs",
+        cart("self.items * 3", "self.total() / 10", ""),
+    );
+    window.push(commit_dated(&repo, "triple totals", T0 + 9000, T0 + 9000));
+    (repo, window, before)
+}
+
+#[test]
+fn every_change_of_the_window_is_there_behind_commits_authored_before_it() {
+    let (repo, window_commits, before) = late_history();
+    let (_maps, map) = map_file(&format!("[services.cart]\nrepo = {:?}\n", repo.path()));
+    let (since, until) = window();
+    let args = [
+        "--service",
+        "cart",
+        "--since",
+        &since,
+        "--until",
+        &until,
+        "--map",
+        map.as_str(),
+        "--json",
+        "--limit",
+        "10000",
+    ];
+    let out = context(&repo, &args, &[]);
+    let got = records(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("3 commits in the window, 3 indexed now"),
+        "{stderr}"
+    );
+    let shas: Vec<&str> = window_commits.iter().map(String::as_str).collect();
+    let expected = noted_changes(&repo, &shas);
+    // MODIFIED methods of each commit, the struct's members added and
+    // deleted, in all three commits.
+    assert!(
+        expected
+            .iter()
+            .filter(|c| c.1 == "MODIFIED" && c.2 == "method")
+            .count()
+            >= 3,
+        "{expected:?}"
+    );
+    assert_eq!(recorded_changes(&got), expected);
+    assert!(
+        got.iter()
+            .all(|r| !before.iter().any(|b| b == r["commit"].as_str().unwrap())),
+        "commits authored before the window are not in it"
+    );
+    // Warm, the same answer.
+    assert_eq!(records(&context(&repo, &args, &[])), got);
+}
+
+#[test]
+fn notes_fetched_for_commits_the_store_lacks_are_loaded_before_the_answer() {
+    let source = shop();
+    let window_commits = source.git(&["rev-list", "HEAD~2..HEAD"]);
+    let window_commits: Vec<&str> = window_commits.lines().collect();
+    // The source notes its whole history; a clone indexes only its newest
+    // commit, then fetches the source's notes over its own: every commit
+    // is noted, but the clone's store holds one.
+    source.ok(&["index", "--all", "-q"]);
+    let clone = TestRepo::clone_of(source.path(), 100);
+    let (_maps, map) = map_file(&format!("[services.shop]\nrepo = {:?}\n", clone.path()));
+    let run = |since: &str| {
+        let args = [
+            "--service",
+            "shop",
+            "--since",
+            since,
+            "--until",
+            "2000000000",
+            "--map",
+            map.as_str(),
+            "--json",
+        ];
+        context(&clone, &args, &[])
+    };
+    let newest = records(&run(&(T0 + 5000).to_string()));
+    assert_eq!(
+        recorded_changes(&newest),
+        noted_changes(&clone, &window_commits[..1])
+    );
+    clone.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/notes/diffidx:refs/notes/diffidx",
+    ]);
+    let (since, _) = window();
+    let out = run(&since);
+    let got = records(&out);
+    assert_eq!(
+        recorded_changes(&got),
+        noted_changes(&clone, &window_commits)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("warning"), "{stderr}");
+}

@@ -510,6 +510,7 @@ mod tests {
                 parents: Vec::new(),
                 time: i as i64,
                 date: String::new(),
+                commit_time: i as i64,
                 author: String::new(),
                 subject: String::new(),
             })

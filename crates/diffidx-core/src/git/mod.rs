@@ -95,6 +95,10 @@ pub struct CommitInfo {
     pub time: i64,
     /// Author time as RFC 3339 with its original offset.
     pub date: String,
+    /// Committer time, seconds since the epoch: when the commit was made,
+    /// which a rebase, a cherry-pick or a late merge of an old branch moves
+    /// away from its author time.
+    pub commit_time: i64,
     pub subject: String,
 }
 
@@ -323,6 +327,11 @@ impl Repo {
             reason: e.to_string(),
         })?;
         let time = author.time().unwrap_or_default();
+        let commit_time = decoded
+            .committer()
+            .ok()
+            .and_then(|c| c.time().ok())
+            .map_or(time.seconds, |t| t.seconds);
         let subject = decoded.message().summary().to_str_lossy().into_owned();
         Ok(CommitInfo {
             id,
@@ -331,6 +340,7 @@ impl Repo {
             author: author.name.to_str_lossy().into_owned(),
             time: time.seconds,
             date: rfc3339(time.seconds, time.offset),
+            commit_time,
             subject,
         })
     }

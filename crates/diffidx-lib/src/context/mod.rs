@@ -294,7 +294,7 @@ fn service_records(
     }
     let has_store = crate::state::StateDir::of(&repo).store().exists();
     drop(notes);
-    if missing > 0 || !has_store {
+    let index = |report: &mut ServiceReport| -> Result<(), ContextError> {
         let options = IndexOptions {
             revs: vec![tip.to_string()],
             window: Window::Since(since),
@@ -305,7 +305,12 @@ fn service_records(
                 service: name.to_owned(),
                 source: e,
             })?;
-        report.indexed = run.computed;
+        report.indexed += run.computed;
+        Ok(())
+    };
+    let indexed = missing > 0 || !has_store;
+    if indexed {
+        index(&mut report)?;
     }
     let shas: Vec<String> = commits
         .iter()
@@ -313,12 +318,37 @@ fn service_records(
         .map(|c| c.id.to_string())
         .collect();
     report.commits = shas.len();
-    let window = crate::query::window(&repo, &shas, NEAREST_CALLERS, server).map_err(|e| {
-        ContextError::Query {
-            service: name.to_owned(),
-            source: e,
-        }
-    })?;
+    let ask = || {
+        crate::query::window(&repo, &shas, NEAREST_CALLERS, server).map_err(|e| {
+            ContextError::Query {
+                service: name.to_owned(),
+                source: e,
+            }
+        })
+    };
+    let absent = |window: &crate::store::WindowAnswer| {
+        let held: std::collections::HashSet<&str> =
+            window.commits.iter().map(String::as_str).collect();
+        shas.iter().filter(|s| !held.contains(s.as_str())).count()
+    };
+    let mut window = ask()?;
+    // Noted but not in the store: notes that came from elsewhere (a fetch
+    // of the notes ref), or a run stopped between writing the notes and
+    // loading them. An index run loads the notes the store lacks.
+    if absent(&window) > 0 && !indexed {
+        index(&mut report)?;
+        window = ask()?;
+    }
+    let absent = absent(&window);
+    if absent > 0 {
+        report.warnings.push(format!(
+            "{absent} commit{} of the window could not be indexed, so {} changes are \
+             missing (a shallow clone cannot diff its oldest commits; else try `git diffidx \
+             rebuild`)",
+            if absent == 1 { "" } else { "s" },
+            if absent == 1 { "its" } else { "their" },
+        ));
+    }
     let relevance = match query.query.as_deref().map(str::trim) {
         Some(text) if !text.is_empty() => {
             let ids: Vec<&str> = window.changes.iter().map(|c| c.id.as_str()).collect();
@@ -329,7 +359,7 @@ fn service_records(
                 }
             })?;
             report.matched_by = found.matched_by;
-            report.warnings = found.warnings;
+            report.warnings.extend(found.warnings);
             Some(found.scores)
         }
         _ => None,

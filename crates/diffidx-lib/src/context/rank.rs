@@ -216,6 +216,7 @@ mod tests {
                 change("c2", 200, "MODIFIED", "method", "A.Late"),
             ],
             callers: Default::default(),
+            commits: Vec::new(),
         };
         let mut got = records("svc", "repo", &service(), (0, 200), window, None);
         sort(&mut got);
@@ -248,6 +249,7 @@ mod tests {
                 change("c1", 100, "MODIFIED", "method", "A.Popular"),
             ],
             callers: Default::default(),
+            commits: Vec::new(),
         };
         window.callers.insert(
             "A.PopularMODIFIED".into(),

@@ -53,24 +53,45 @@ pub struct Callers {
     pub nearest: Vec<String>,
 }
 
-/// What the store says about a window: its changes, and the callers of the
-/// changed symbols.
+/// What the store says about a window: its changes, the callers of the
+/// changed symbols, and which of the window's commits it holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowAnswer {
     pub changes: Vec<WindowChange>,
     pub callers: HashMap<String, Callers>,
+    /// The asked commits the store holds (each loaded whole, changes or
+    /// none): a commit missing here has changes the answer cannot give.
+    pub commits: Vec<String>,
 }
 
 impl Reader<'_> {
-    /// The changes of these commits, and the direct callers (up to
-    /// `nearest` named) of the changed symbols.
+    /// The changes of these commits, the direct callers (up to `nearest`
+    /// named) of the changed symbols, and which of the commits are here.
     pub fn window(&self, shas: &[String], nearest: usize) -> Result<WindowAnswer> {
         let changes = self.changes_in(shas)?;
         let mut ids: Vec<String> = changes.iter().map(|c| c.id.clone()).collect();
         ids.sort();
         ids.dedup();
         let callers = self.callers_of(&ids, nearest)?;
-        Ok(WindowAnswer { changes, callers })
+        let commits = self.commits_among(shas)?;
+        Ok(WindowAnswer {
+            changes,
+            callers,
+            commits,
+        })
+    }
+
+    /// Which of these commits the store holds.
+    pub fn commits_among(&self, shas: &[String]) -> Result<Vec<String>> {
+        if shas.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self.run(
+            "MATCH (c:Commit) WHERE c.sha IN $shas RETURN c.sha",
+            "read the window's commits",
+            vec![("shas", string_list(shas))],
+        )?;
+        Ok(rows.iter().filter_map(|r| as_string(&r[0])).collect())
     }
 
     /// Every change recorded on these commits.
