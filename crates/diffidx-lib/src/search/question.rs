@@ -145,6 +145,18 @@ impl Question {
             .collect()
     }
 
+    /// The question's first line (an issue's title, a commit's subject)
+    /// says "test" or "tests": it is about test code, which then ranks as
+    /// any other code.
+    pub fn title_speaks_of_tests(query: &str) -> bool {
+        query
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| {
+                words(l).any(|w| w.eq_ignore_ascii_case("test") || w.eq_ignore_ascii_case("tests"))
+            })
+    }
+
     /// The query is a name or a few words, answered as `search` always
     /// answered them (the name tier first).
     pub fn is_short(query: &str) -> bool {
@@ -189,19 +201,19 @@ fn without_boilerplate(query: &str) -> String {
         "pandas",
         "extra tools",
     ];
-    let mut out = String::with_capacity(query.len());
+    let mut out: Vec<String> = Vec::new();
     let mut in_report = false;
     for line in query.lines() {
         let trimmed = line.trim();
         if trimmed.contains("INSTALLED VERSIONS") {
             in_report = true;
+            drop_report_title(&mut out);
             continue;
         }
         if in_report {
             if trimmed.starts_with("```") || trimmed.starts_with("</details>") {
                 in_report = false;
-                out.push_str(line);
-                out.push('\n');
+                out.push(line.to_owned());
             }
             continue;
         }
@@ -212,17 +224,41 @@ fn without_boilerplate(query: &str) -> String {
         if key.is_some_and(|k| REPORT_KEYS.contains(&k.as_str()) || k.ends_with(" version")) {
             continue;
         }
+        let mut kept = String::with_capacity(line.len());
         for word in line.split_inclusive(char::is_whitespace) {
             let link = ["http://", "https://", "git://", "git@"]
                 .iter()
                 .any(|p| word.trim_start().starts_with(p) || word.contains(&format!("({p}")));
             if !link {
-                out.push_str(word);
+                kept.push_str(word);
             }
         }
-        out.push('\n');
+        out.push(kept);
     }
-    out
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
+}
+
+/// Drops the title of an environment report from the lines before it: the
+/// blank, `<details>` and fence lines, then one heading (`#### Output of
+/// xr.show_versions()`, `**Environment**`), whose names are the report
+/// tool's, not the issue's.
+fn drop_report_title(lines: &mut Vec<String>) {
+    let filler = |l: &str| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with("<details") || t.starts_with("<summary") || t == "```"
+    };
+    while lines.last().is_some_and(|l| filler(l)) {
+        lines.pop();
+    }
+    let heading = |l: &str| {
+        let t = l.trim();
+        t.starts_with('#') || (t.starts_with("**") && t.ends_with("**"))
+    };
+    if lines.last().is_some_and(|l| heading(l)) {
+        lines.pop();
+    }
 }
 
 /// The words of a line: runs of letters, digits and `_`.
@@ -343,8 +379,11 @@ mod tests {
         ] {
             assert!(has(&q.strong, strong), "{strong}: {:?}", q.strong);
         }
-        assert!(!has(&q.strong, "method"));
-        assert!(!has(&q.strong, "redirect"));
+        // Prose words stay weak; "redirect" is strong only as a part of
+        // `RedirectError`.
+        for weak in ["method", "loses", "calls"] {
+            assert!(!has(&q.strong, weak), "{weak}: {:?}", q.strong);
+        }
         assert!(q.code_words.contains("resolve_redirects"));
         assert_eq!(q.dotted, ["Session.send"]);
     }
@@ -387,6 +426,30 @@ mod tests {
         }
         assert!(has(&q.terms, "plotting"));
         assert!(has(&q.terms, "after"));
+        // The report's title goes with it; the heading before is the issue's.
+        let q = Question::read(
+            "#### Problem\n`Dataset.pad` drops attrs\n\
+             #### Output of ``xr.show_versions()``\n\n<details>\n\n\
+             INSTALLED VERSIONS\n------------------\npython: 3.6\n</details>",
+        );
+        assert!(!has(&q.terms, "showversions"), "{:?}", q.terms);
+        assert!(!q.words.contains("show_versions"));
+        assert!(has(&q.strong, "pad"));
+        assert!(has(&q.terms, "problem"));
+    }
+
+    #[test]
+    fn a_title_that_says_test_is_about_tests() {
+        assert!(Question::title_speaks_of_tests(
+            "\nAdd tests for --exec\nbody"
+        ));
+        assert!(Question::title_speaks_of_tests(
+            "Test: the walker skips links"
+        ));
+        assert!(!Question::title_speaks_of_tests(
+            "pytest crashes\nin my test suite"
+        ));
+        assert!(!Question::title_speaks_of_tests("test_walk fails on links"));
     }
 
     #[test]
