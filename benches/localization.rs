@@ -29,12 +29,22 @@
 //! - `BENCH_LOCALIZATION_LATENCY=0`: skip the latency through the server;
 //!   `BENCH_LOCALIZATION_LATENCY_REPO=OWNER/NAME`: measure it there
 //!   (default: the repository with the most instances).
+//! - `BENCH_LOCALIZATION_VARIANTS`: other weights to measure beside the
+//!   defaults, as JSON (`{"label": {"files": [0.5, 0.5, 1.0]}}`; what a
+//!   variant leaves out is the default).
+//! - `BENCH_LOCALIZATION_DUMP=FILE`: one JSON line per instance (gold,
+//!   the top 20 of each ranking, the top 10 files), for reading failures.
+//!
+//! The baseline's ranking of an instance is kept in its checkout, keyed by
+//! the baseline's source and the question, so reruns skip re-parsing.
 
 #[path = "process/mod.rs"]
 #[allow(dead_code)] // shared by the benches; each uses part of it
 mod process;
 
 use std::collections::{BTreeMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -98,6 +108,37 @@ fn checkout(work: &Path, sources: &Path, instance: &Instance) -> (PathBuf, Optio
     let took = start.elapsed();
     std::fs::write(&done, &instance.base_commit).unwrap();
     (dir, Some(took))
+}
+
+/// The plain BM25 ranking of `question` (`path:qualname`s), read from the
+/// checkout's cache when the baseline's source and the question are those
+/// it was computed with.
+fn baseline_ranking(
+    repo: &diffidx_core::git::Repo,
+    live: &[diffidx_lib::search::SymbolEntry],
+    question: &str,
+) -> Vec<String> {
+    // SipHash with fixed keys: stable from run to run of one toolchain.
+    let mut hasher = std::hash::DefaultHasher::new();
+    (include_str!("process/baseline.rs"), question).hash(&mut hasher);
+    let stamp = format!("{:016x}", hasher.finish());
+    let cache = repo.common_dir().join("diffidx-bench-baseline");
+    if let Ok(text) = std::fs::read_to_string(&cache) {
+        let mut lines = text.lines();
+        if lines.next() == Some(stamp.as_str()) {
+            return lines.map(str::to_owned).collect();
+        }
+    }
+    let by_id: std::collections::HashMap<&str, &diffidx_lib::search::SymbolEntry> =
+        live.iter().map(|e| (e.id.as_str(), e)).collect();
+    let ranked: Vec<String> = Baseline::new(repo, live)
+        .search(question, 50)
+        .iter()
+        .filter_map(|id| by_id.get(id.as_str()))
+        .map(|e| key(&e.path, &e.qualname))
+        .collect();
+    let _ = std::fs::write(&cache, format!("{stamp}\n{}", ranked.join("\n")));
+    ranked
 }
 
 /// `path:Qual.name` without a twin's `#2`.
@@ -223,7 +264,7 @@ fn main() {
         sources.display()
     );
 
-    let variants: Vec<(String, RankParams)> = if ablation {
+    let mut variants: Vec<(String, RankParams)> = if ablation {
         std::iter::once(("diffidx".to_owned(), RankParams::default()))
             .chain(Signal::ALL.iter().map(|&s| {
                 (
@@ -240,11 +281,21 @@ fn main() {
     } else {
         vec![("diffidx".to_owned(), RankParams::default())]
     };
+    // Other weights to try: {"label": {"files": [0.5, 0.5, 1.0]}, ...}.
+    if let Ok(json) = std::env::var("BENCH_LOCALIZATION_VARIANTS") {
+        let tried: BTreeMap<String, RankParams> = serde_json::from_str(&json)
+            .unwrap_or_else(|e| panic!("BENCH_LOCALIZATION_VARIANTS: {e}"));
+        variants.extend(tried.into_iter().map(|(l, p)| (format!("  {l}"), p)));
+    }
     let mut plain: BTreeMap<String, Score> = BTreeMap::new();
     let mut ours: Vec<BTreeMap<String, Score>> = vec![BTreeMap::new(); variants.len()];
     let mut index_times: Vec<Duration> = Vec::new();
     let mut query_times: Vec<Duration> = Vec::new();
     let mut dirs: Vec<(String, PathBuf)> = Vec::new();
+    let mut dump = std::env::var_os("BENCH_LOCALIZATION_DUMP").map(|p| {
+        std::fs::File::create(&p)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", Path::new(&p).display()))
+    });
     for instance in &instances {
         let (dir, took) = checkout(&work, &sources, instance);
         index_times.extend(took);
@@ -264,15 +315,7 @@ fn main() {
             .into_iter()
             .filter(|e| !e.deleted)
             .collect();
-        let baseline = Baseline::new(&git_repo, &live);
-        let by_id: std::collections::HashMap<&str, &diffidx_lib::search::SymbolEntry> =
-            live.iter().map(|e| (e.id.as_str(), e)).collect();
-        let plain_ranked: Vec<String> = baseline
-            .search(&instance.problem_statement, 50)
-            .iter()
-            .filter_map(|id| by_id.get(id.as_str()))
-            .map(|e| key(&e.path, &e.qualname))
-            .collect();
+        let plain_ranked = baseline_ranking(&git_repo, &live, &instance.problem_statement);
         for group in ["all", instance.repo.as_str()] {
             plain
                 .entry(group.to_owned())
@@ -280,6 +323,7 @@ fn main() {
                 .add(instance, &plain_ranked, &[]);
         }
         let query = SearchQuery::new(&instance.problem_statement, 50);
+        let mut dumped: Option<(Vec<String>, Vec<String>)> = None;
         for (v, (_, params)) in variants.iter().enumerate() {
             let start = Instant::now();
             let answer = searcher.search_with(&reader, &query, params).unwrap();
@@ -292,12 +336,27 @@ fn main() {
                 .map(|h| key(&h.path, &h.qualname))
                 .collect();
             let files: Vec<String> = answer.files.iter().map(|f| f.path.clone()).collect();
+            if v == 0 {
+                dumped = Some((ranked.clone(), files.clone()));
+            }
             for group in ["all", instance.repo.as_str()] {
                 ours[v]
                     .entry(group.to_owned())
                     .or_default()
                     .add(instance, &ranked, &files);
             }
+        }
+        if let (Some(out), Some((ranked, files))) = (dump.as_mut(), dumped) {
+            let line = serde_json::json!({
+                "instance_id": instance.instance_id,
+                "repo": instance.repo,
+                "gold_functions": instance.functions,
+                "gold_files": instance.files,
+                "ranked": dedup(ranked).into_iter().take(20).collect::<Vec<_>>(),
+                "files": files.into_iter().take(10).collect::<Vec<_>>(),
+                "baseline": dedup(plain_ranked).into_iter().take(20).collect::<Vec<_>>(),
+            });
+            writeln!(out, "{line}").unwrap();
         }
         dirs.push((instance.repo.clone(), dir));
     }
@@ -316,7 +375,7 @@ fn main() {
         o.pct(o.file[0]),
         p.pct(p.file[0]),
     );
-    if ablation {
+    if variants.len() > 1 {
         println!("\nwhat each signal gives (all instances)\n{HEADER}");
         for (v, (label, _)) in variants.iter().enumerate() {
             println!("{}", ours[v]["all"].row(label));

@@ -9,7 +9,8 @@
 //! 2. Latency: `git diffidx search` as a whole process through the query
 //!    server, p50/p95, for name queries (own names of random symbols, some
 //!    misspelled) and word queries (commit subjects).
-//! 3. Quality: for each of the last `BENCH_SEARCH_COMMITS` (default 300)
+//! 3. Quality (`BENCH_SEARCH_VARIANTS`: other weights of a question's
+//!    ranking to measure, as JSON): for each of the last `BENCH_SEARCH_COMMITS` (default 300)
 //!    commits that modified a member (method, function, property, ...), the
 //!    commit's subject as the query: is a symbol it modified among the first
 //!    5 and 10 results (Acc@5, Acc@10)? Against a plain BM25 over the same
@@ -24,7 +25,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use diffidx_lib::search::{SearchQuery, Searcher};
+use diffidx_lib::search::{RankParams, SearchQuery, Searcher, Signal};
 use process::baseline::Baseline;
 use process::{bin, git, percentile_ms, run};
 
@@ -223,6 +224,17 @@ fn main() {
         .collect();
     let baseline = Baseline::new(&git_repo, &entries);
     let log = git(dir, &["log", "--first-parent", "--format=%H%x09%s"]);
+    // The defaults, and each signal of a question's ranking turned off.
+    let variants: Vec<(String, RankParams)> =
+        std::iter::once(("diffidx".to_owned(), RankParams::default()))
+            .chain(Signal::ALL.iter().map(|&s| {
+                (
+                    format!("without {}", s.as_str()),
+                    RankParams::default().without(s),
+                )
+            }))
+            .collect();
+    let mut others = vec![[0usize; 2]; variants.len()];
     let (mut asked, mut ours, mut plain) = (0usize, [0usize; 2], [0usize; 2]);
     let mut named = 0usize;
     for line in log.lines() {
@@ -268,15 +280,25 @@ fn main() {
             semantic: false,
             ..SearchQuery::everywhere(subject, 10)
         };
-        let hits: Vec<String> = searcher
-            .search(&reader, &query)
-            .unwrap()
-            .hits
-            .into_iter()
-            .map(|h| h.id)
-            .collect();
+        let ranked = |params: &RankParams| -> Vec<String> {
+            searcher
+                .search_with(&reader, &query, params)
+                .unwrap()
+                .hits
+                .into_iter()
+                .map(|h| h.id)
+                .collect()
+        };
+        let hits = ranked(&RankParams::default());
         let plain_hits = baseline.search(subject, 10);
-        for (counts, ids) in [(&mut ours, &hits), (&mut plain, &plain_hits)] {
+        let mut lists: Vec<(&mut [usize; 2], Vec<String>)> = others
+            .iter_mut()
+            .zip(&variants)
+            .map(|(counts, (_, params))| (counts, ranked(params)))
+            .collect();
+        lists.push((&mut ours, hits));
+        lists.push((&mut plain, plain_hits));
+        for (counts, ids) in lists {
             let rank = ids.iter().position(|id| modified.contains(id.as_str()));
             if rank.is_some_and(|r| r < 5) {
                 counts[0] += 1;
@@ -296,4 +318,11 @@ fn main() {
         pct(plain[0]),
         pct(plain[1])
     );
+    for ((label, _), counts) in variants.iter().zip(&others) {
+        println!(
+            "  {label:<20} Acc@5 {:.1}% Acc@10 {:.1}%",
+            pct(counts[0]),
+            pct(counts[1])
+        );
+    }
 }
