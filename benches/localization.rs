@@ -24,7 +24,13 @@
 //!   or `NAME`. Required: the bench fetches nothing.
 //! - `BENCH_LOCALIZATION_WORK`: where the indexed checkouts are kept, so a
 //!   second run reuses them (default: a temporary directory).
-//! - `BENCH_LOCALIZATION_ONLY`: only instances whose id contains this.
+//! - `BENCH_LOCALIZATION_ONLY`: only instances whose id contains this (or
+//!   one of these, comma-separated).
+//! - `BENCH_LOCALIZATION_SEMANTIC=MODEL_DIR`: also the semantic layer with
+//!   that model (`scripts/model`): each checkout's semantic index is built
+//!   (one vector cache per repository under the work directory, so a
+//!   checkout embeds only what the previous ones did not), and the
+//!   vectors are measured alone and as a signal of the ranking.
 //! - `BENCH_LOCALIZATION_ABLATION=0`: skip the per-signal table.
 //! - `BENCH_LOCALIZATION_LATENCY=0`: skip the latency through the server;
 //!   `BENCH_LOCALIZATION_LATENCY_REPO=OWNER/NAME`: measure it there
@@ -141,6 +147,37 @@ fn baseline_ranking(
     ranked
 }
 
+/// The semantic index's ranking of the question (symbol ids, best first),
+/// the index built first when the checkout has none.
+fn semantic_ranking(
+    work: &Path,
+    dir: &Path,
+    instance: &Instance,
+    model: &Path,
+) -> Vec<(String, f32)> {
+    let repo = diffidx_core::git::Repo::discover(dir).unwrap();
+    let state = diffidx_lib::state::StateDir::of(&repo);
+    let semantic = state.semantic();
+    let model_dir = model.to_str().expect("a UTF-8 model path");
+    if !semantic.join("index.json").exists() {
+        // One cache per repository: the checkouts share most of their code.
+        let shared = work.join("vectors").join(instance.repo.replace('/', "+"));
+        std::fs::create_dir_all(shared.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(&semantic).unwrap();
+        let link = semantic.join("vectors");
+        if std::fs::symlink_metadata(&link).is_err() {
+            std::os::unix::fs::symlink(&shared, &link).unwrap();
+        }
+        git(dir, &["config", "diffidx.embed.model", model_dir]);
+        run(dir, bin(), &["index", "-q", "HEAD~1..HEAD"], &[]);
+        git(dir, &["config", "--unset", "diffidx.embed.model"]);
+    }
+    let source = diffidx_lib::semantic::EmbedSource::Local(model.to_owned());
+    let mut searcher = diffidx_lib::semantic::SemanticSearcher::load(&state, &source)
+        .unwrap_or_else(|e| panic!("{}: {e}", instance.instance_id));
+    searcher.rank(&instance.problem_statement, 200).unwrap()
+}
+
 /// `path:Qual.name` without a twin's `#2`.
 fn key(path: &str, qualname: &str) -> String {
     format!("{path}:{}", diffidx_core::qualname::split_twin(qualname).0)
@@ -250,7 +287,10 @@ fn main() {
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).expect("a localization instance"))
-        .filter(|i: &Instance| only.as_deref().is_none_or(|o| i.instance_id.contains(o)))
+        .filter(|i: &Instance| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|o| i.instance_id.contains(o)))
+        })
         .collect();
     let tmp = tempfile::tempdir().unwrap();
     let work = std::env::var_os("BENCH_LOCALIZATION_WORK")
@@ -292,6 +332,8 @@ fn main() {
     let mut index_times: Vec<Duration> = Vec::new();
     let mut query_times: Vec<Duration> = Vec::new();
     let mut dirs: Vec<(String, PathBuf)> = Vec::new();
+    let model = std::env::var_os("BENCH_LOCALIZATION_SEMANTIC").map(PathBuf::from);
+    let mut semantic: BTreeMap<&str, Score> = BTreeMap::new();
     let mut dump = std::env::var_os("BENCH_LOCALIZATION_DUMP").map(|p| {
         std::fs::File::create(&p)
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", Path::new(&p).display()))
@@ -299,6 +341,10 @@ fn main() {
     for instance in &instances {
         let (dir, took) = checkout(&work, &sources, instance);
         index_times.extend(took);
+        // Before the store is opened here: building the index writes it.
+        let vectors = model
+            .as_ref()
+            .map(|model| semantic_ranking(&work, &dir, instance, model));
         let git_repo = diffidx_core::git::Repo::discover(&dir).unwrap();
         let store = diffidx_lib::open::for_reading(&git_repo, Duration::from_secs(30)).unwrap();
         let reader = store.reader().unwrap();
@@ -346,6 +392,59 @@ fn main() {
                     .add(instance, &ranked, &files);
             }
         }
+        if let Some(vectors) = &vectors {
+            let by_id: std::collections::HashMap<&str, &diffidx_lib::search::SymbolEntry> =
+                live.iter().map(|e| (e.id.as_str(), e)).collect();
+            let alone: Vec<String> = vectors
+                .iter()
+                .filter_map(|(id, _)| by_id.get(id.as_str()))
+                .map(|e| key(&e.path, &e.qualname))
+                .collect();
+            semantic
+                .entry("vectors alone")
+                .or_default()
+                .add(instance, &alone, &[]);
+            semantic.entry("diffidx, same instances").or_default().add(
+                instance,
+                &dumped.as_ref().unwrap().0,
+                &dumped.as_ref().unwrap().1,
+            );
+            // `search --semantic` before questions had a ranking of their
+            // own: names, BM25 and vectors fused by reciprocal rank.
+            let hybrid = searcher.hybrid(&reader, &query, vectors).unwrap();
+            let ranked: Vec<String> = hybrid
+                .hits
+                .iter()
+                .map(|h| key(&h.path, &h.qualname))
+                .collect();
+            semantic
+                .entry("hybrid (reciprocal rank)")
+                .or_default()
+                .add(instance, &ranked, &[]);
+            for (label, weight) in [
+                ("diffidx + vectors 0.5", 0.5),
+                ("diffidx + vectors 1", 1.0),
+                ("diffidx + vectors 2", 2.0),
+            ] {
+                let params = RankParams {
+                    vectors: weight,
+                    ..RankParams::default()
+                };
+                let answer = searcher
+                    .search_with_vectors(&reader, &query, &params, vectors)
+                    .unwrap();
+                let ranked: Vec<String> = answer
+                    .hits
+                    .iter()
+                    .map(|h| key(&h.path, &h.qualname))
+                    .collect();
+                let files: Vec<String> = answer.files.iter().map(|f| f.path.clone()).collect();
+                semantic
+                    .entry(label)
+                    .or_default()
+                    .add(instance, &ranked, &files);
+            }
+        }
         if let (Some(out), Some((ranked, files))) = (dump.as_mut(), dumped) {
             let line = serde_json::json!({
                 "instance_id": instance.instance_id,
@@ -375,6 +474,12 @@ fn main() {
         o.pct(o.file[0]),
         p.pct(p.file[0]),
     );
+    if !semantic.is_empty() {
+        println!("\nthe semantic layer (instances with vectors)\n{HEADER}");
+        for (label, score) in &semantic {
+            println!("{}", score.row(label));
+        }
+    }
     if variants.len() > 1 {
         println!("\nwhat each signal gives (all instances)\n{HEADER}");
         for (v, (label, _)) in variants.iter().enumerate() {

@@ -356,6 +356,22 @@ impl Searcher {
         self.search_with(reader, query, &RankParams::default())
     }
 
+    /// A question ranked with `params` and the semantic index's ranking
+    /// (`vectors`: symbol ids and similarities, best first) as one more
+    /// signal; a name query as [`search`](Self::search) answers it.
+    pub fn search_with_vectors(
+        &self,
+        reader: &Reader<'_>,
+        query: &SearchQuery,
+        params: &RankParams,
+        vectors: &[(String, f32)],
+    ) -> Result<SearchAnswer, StoreError> {
+        if Question::is_short(&query.query) {
+            return self.search_with(reader, query, params);
+        }
+        self.rank_question(reader, query, params, vectors)
+    }
+
     /// [`search`](Self::search), a question ranked with `params`.
     pub fn search_with(
         &self,
@@ -364,7 +380,7 @@ impl Searcher {
         params: &RankParams,
     ) -> Result<SearchAnswer, StoreError> {
         if !Question::is_short(&query.query) {
-            return self.rank_question(reader, query, params);
+            return self.rank_question(reader, query, params, &[]);
         }
         let limit = query.limit.max(1);
         let mut ranked: Vec<(usize, f64, Tier)> = self

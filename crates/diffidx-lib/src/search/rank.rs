@@ -48,6 +48,9 @@ pub enum Signal {
     Priors,
     Tests,
     Graph,
+    /// The semantic index's similarity (only when its vectors are given;
+    /// not in [`Signal::ALL`]).
+    Vectors,
 }
 
 impl Signal {
@@ -70,6 +73,7 @@ impl Signal {
             Signal::Priors => "priors",
             Signal::Tests => "tests",
             Signal::Graph => "graph",
+            Signal::Vectors => "vectors",
         }
     }
 }
@@ -101,6 +105,8 @@ pub struct RankParams {
     /// Whether a first line that says "test" or "tests" lifts the test-file
     /// prior (as naming a test file does).
     pub title_tests: bool,
+    /// The semantic index's similarity, when vectors are given.
+    pub vectors: f64,
     /// The share of a hit's score its callees take, and a class's members.
     pub graph: [f64; 2],
     /// The best hits whose neighbours take a share.
@@ -120,6 +126,7 @@ impl Default for RankParams {
             priors: [0.5, 0.5],
             tests: 0.3,
             title_tests: true,
+            vectors: 1.0,
             // Measured on: with the call graph the dev set's function
             // Acc@5 was 42.7, without it 44.6 (docs/search.md).
             graph: [0.0, 0.0],
@@ -141,6 +148,7 @@ impl RankParams {
             Signal::Priors => self.priors = [1.0, 0.0],
             Signal::Tests => self.tests = 1.0,
             Signal::Graph => self.graph = [0.0; 2],
+            Signal::Vectors => self.vectors = 0.0,
         }
         self
     }
@@ -161,6 +169,7 @@ impl RankParams {
             Signal::Priors => params.priors = all.priors,
             Signal::Tests => params.tests = all.tests,
             Signal::Graph => params.graph = all.graph,
+            Signal::Vectors => params.vectors = all.vectors,
         }
         params
     }
@@ -223,6 +232,7 @@ const CONTAINERS: &[&str] = &[
 /// One candidate's evidence.
 #[derive(Debug, Clone, Default)]
 struct Evidence {
+    vectors: f64,
     text: f64,
     names: f64,
     paths: f64,
@@ -292,6 +302,7 @@ impl Searcher {
         reader: &Reader<'_>,
         query: &SearchQuery,
         params: &RankParams,
+        vectors: &[(String, f32)],
     ) -> Result<SearchAnswer, StoreError> {
         let q = Question::read(&query.query);
         let entries = self.names.entries();
@@ -343,6 +354,21 @@ impl Searcher {
                 }
             }
             Err(why) => answer.text_unavailable = Some(why.clone()),
+        }
+
+        // Vectors: the semantic index's similarity, from its worst to its
+        // best candidate (cosines of one model bunch together).
+        if params.vectors > 0.0 && !vectors.is_empty() {
+            let found = &vectors[..vectors.len().min(params.candidates)];
+            let best = found.iter().map(|v| v.1).fold(f32::MIN, f32::max);
+            let worst = found.iter().map(|v| v.1).fold(f32::MAX, f32::min);
+            let span = f64::from((best - worst).max(f32::EPSILON));
+            for (id, score) in found {
+                if let Some(i) = self.names.position(id).filter(|&i| keep(i)) {
+                    evidence.entry(i).or_default().vectors +=
+                        params.vectors * f64::from(score - worst) / span;
+                }
+            }
         }
 
         // Names: an own name among the question's words, the less common
@@ -432,7 +458,7 @@ impl Searcher {
 
         let total = |i: usize, ev: &Evidence| -> f64 {
             let e = &entries[i];
-            let mut sum = ev.text + ev.names + ev.paths + ev.files;
+            let mut sum = ev.text + ev.names + ev.paths + ev.files + ev.vectors;
             if CONTAINERS.contains(&e.kind.as_str()) {
                 sum *= params.priors[0];
             }
@@ -539,6 +565,7 @@ impl Searcher {
                 (Signal::Paths, ev.paths),
                 (Signal::Files, ev.files),
                 (Signal::Graph, ev.graph),
+                (Signal::Vectors, ev.vectors),
             ]
             .into_iter()
             .filter(|(_, v)| *v > 0.0)
