@@ -178,6 +178,17 @@ fn semantic_ranking(
     searcher.rank(&instance.problem_statement, 200).unwrap()
 }
 
+/// An answer's hits as `path:qualname`s, and its ranked files.
+fn keys_of(answer: &diffidx_lib::search::SearchAnswer) -> (Vec<String>, Vec<String>) {
+    let hits = answer
+        .hits
+        .iter()
+        .map(|h| key(&h.path, &h.qualname))
+        .collect();
+    let files = answer.files.iter().map(|f| f.path.clone()).collect();
+    (hits, files)
+}
+
 /// `path:Qual.name` without a twin's `#2`.
 fn key(path: &str, qualname: &str) -> String {
     format!("{path}:{}", diffidx_core::qualname::split_twin(qualname).0)
@@ -376,12 +387,7 @@ fn main() {
             if v == 0 {
                 query_times.push(start.elapsed());
             }
-            let ranked: Vec<String> = answer
-                .hits
-                .iter()
-                .map(|h| key(&h.path, &h.qualname))
-                .collect();
-            let files: Vec<String> = answer.files.iter().map(|f| f.path.clone()).collect();
+            let (ranked, files) = keys_of(&answer);
             if v == 0 {
                 dumped = Some((ranked.clone(), files.clone()));
             }
@@ -411,16 +417,12 @@ fn main() {
             );
             // `search --semantic` before questions had a ranking of their
             // own: names, BM25 and vectors fused by reciprocal rank.
-            let hybrid = searcher.hybrid(&reader, &query, vectors).unwrap();
-            let ranked: Vec<String> = hybrid
-                .hits
-                .iter()
-                .map(|h| key(&h.path, &h.qualname))
-                .collect();
+            // (It ranks no files: they are read off its hits.)
+            let (ranked, files) = keys_of(&searcher.hybrid(&reader, &query, vectors).unwrap());
             semantic
                 .entry("hybrid (reciprocal rank)")
                 .or_default()
-                .add(instance, &ranked, &[]);
+                .add(instance, &ranked, &files);
             for (label, weight) in [
                 ("diffidx + vectors 0.5", 0.5),
                 ("diffidx + vectors 1", 1.0),
@@ -433,12 +435,7 @@ fn main() {
                 let answer = searcher
                     .search_with_vectors(&reader, &query, &params, vectors)
                     .unwrap();
-                let ranked: Vec<String> = answer
-                    .hits
-                    .iter()
-                    .map(|h| key(&h.path, &h.qualname))
-                    .collect();
-                let files: Vec<String> = answer.files.iter().map(|f| f.path.clone()).collect();
+                let (ranked, files) = keys_of(&answer);
                 semantic
                     .entry(label)
                     .or_default()
