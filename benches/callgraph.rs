@@ -1,0 +1,513 @@
+//! Call-graph quality against public ground truth: `cargo bench --bench callgraph`.
+//!
+//! PyCG's micro-benchmark (`vitsalis/PyCG`, `micro-benchmark/snippets/<category>/<case>`):
+//! each case is a few Python files and a hand-written `callgraph.json`
+//! (caller → callees, by dotted module path). Every case is resolved the way
+//! the graph resolves a tree (parse, facts, resolution; no store), its CALLS
+//! edges named the same way, and scored: precision and recall per resolution
+//! level (each level with the more certain ones), per category, and for
+//! module-level callers apart.
+//!
+//! Only edges between code of the case count: a callee under `<builtin>` or
+//! in a module the case does not hold is outside any repository's graph.
+//! Functions nested in functions are no symbols (DESIGN.md §2): their calls
+//! belong to the enclosing function, and truth edges that name one are
+//! counted apart ("nested"), never silently dropped.
+//!
+//! `BENCH_CALLGRAPH_TREE` (a checkout of any repository) prints, for that
+//! tree, the graph's build time (parse and facts, then resolution), the
+//! peak memory of the process and the CALLS edges per resolution level:
+//! how much each level adds on real code; `BENCH_CALLGRAPH_DUMP=file`
+//! writes each edge (level, caller, callee, call site) for a reading.
+//!
+//! `BENCH_CALLGRAPH_PYCG` is a checkout or a bare clone of the PyCG
+//! repository (no benchmark data is kept in this project); without it the
+//! bench says so and stops. `BENCH_CALLGRAPH_SHOW=1` prints each case's
+//! missed and wrong edges.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use diffidx_core::codegraph::{DefIndex, EdgeKind, Resolution, SourceFile};
+use diffidx_core::{symbol_id, Extractor, Language};
+
+/// One scored edge: (caller, callee) by PyCG's names.
+type Pair = (String, String);
+
+struct Case {
+    category: String,
+    name: String,
+    files: Vec<(String, String)>,
+    truth: BTreeSet<Pair>,
+}
+
+/// The found edges of a case: each pair with its most certain level.
+struct Found {
+    edges: BTreeMap<Pair, Resolution>,
+    /// Every name the graph has a node for (symbols and modules).
+    nodes: BTreeSet<String>,
+    modules: BTreeSet<String>,
+    /// Calls of a class that declares no `__init__`: the graph links the
+    /// class (the instantiation); PyCG's graph has no node for a class.
+    instantiations: usize,
+}
+
+fn main() {
+    if let Ok(tree) = std::env::var("BENCH_CALLGRAPH_TREE") {
+        measure_tree(Path::new(&tree));
+    }
+    let Ok(source) = std::env::var("BENCH_CALLGRAPH_PYCG") else {
+        println!(
+            "callgraph: set BENCH_CALLGRAPH_PYCG to a checkout or bare clone of \
+             github.com/vitsalis/PyCG (its micro-benchmark is the ground truth)"
+        );
+        return;
+    };
+    let root = checkout(Path::new(&source));
+    let commit = git_head(&root);
+    let cases = read_cases(&root.join("micro-benchmark/snippets"));
+    let show = std::env::var("BENCH_CALLGRAPH_SHOW").is_ok_and(|v| v == "1");
+    println!(
+        "PyCG micro-benchmark at {commit}: {} cases, {} edges between the cases' own code",
+        cases.len(),
+        cases.iter().map(|c| c.truth.len()).sum::<usize>()
+    );
+    let mut extractor = Extractor::new().expect("grammars");
+    let mut total = Score::default();
+    let mut instantiations = 0;
+    let mut by_category: BTreeMap<String, Score> = BTreeMap::new();
+    for case in &cases {
+        let found = resolve_case(&mut extractor, case);
+        let score = Score::of(case, &found);
+        instantiations += found.instantiations;
+        if show && (score.missed(Resolution::Scoped) > 0 || score.wrong(Resolution::Scoped) > 0) {
+            print_case(case, &found);
+        }
+        by_category
+            .entry(case.category.clone())
+            .or_default()
+            .add(&score);
+        total.add(&score);
+    }
+    println!();
+    println!("| level | precision | recall | recall, module callers | recall, function callers | recall without nested |");
+    println!("|---|---|---|---|---|---|");
+    for level in Resolution::ALL {
+        println!(
+            "| ≤ {} | {} | {} | {} | {} | {} |",
+            level.as_str(),
+            ratio(total.right(level), total.found(level)),
+            ratio(total.right(level), total.truth),
+            ratio(total.right_module(level), total.truth_module),
+            ratio(
+                total.right(level) - total.right_module(level),
+                total.truth - total.truth_module
+            ),
+            ratio(total.right(level), total.truth - total.truth_nested),
+        );
+    }
+    println!(
+        "\ntruth edges: {} ({} from module-level code, {} naming a nested function); \
+         {instantiations} calls of a class without `__init__` linked to the class, not scored",
+        total.truth, total.truth_module, total.truth_nested
+    );
+    println!("\n| category | edges | precision ≤ scoped | recall ≤ scoped | precision, all | recall, all |");
+    println!("|---|---|---|---|---|---|");
+    for (category, s) in &by_category {
+        println!(
+            "| {category} | {} | {} | {} | {} | {} |",
+            s.truth,
+            ratio(s.right(Resolution::Scoped), s.found(Resolution::Scoped)),
+            ratio(s.right(Resolution::Scoped), s.truth),
+            ratio(
+                s.right(Resolution::Ambiguous),
+                s.found(Resolution::Ambiguous)
+            ),
+            ratio(s.right(Resolution::Ambiguous), s.truth),
+        );
+    }
+}
+
+/// Build time, peak memory and edges per level for one tree.
+fn measure_tree(root: &Path) {
+    let mut files = Vec::new();
+    for file in walk(root) {
+        let rel = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if rel.starts_with(".git/") {
+            continue;
+        }
+        if Language::from_path(&rel).is_some() {
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                files.push((rel, text));
+            }
+        }
+    }
+    let mut extractor = Extractor::new().expect("grammars");
+    let start = std::time::Instant::now();
+    let mut tree = BTreeMap::new();
+    for (path, text) in &files {
+        let language = Language::from_path(path).unwrap();
+        if let Some(facts) = extractor.extract_facts(language, text, None).facts {
+            tree.insert(
+                path.clone(),
+                SourceFile {
+                    language,
+                    facts: Arc::new(facts),
+                },
+            );
+        }
+    }
+    let parsed = start.elapsed();
+    let start = std::time::Instant::now();
+    let index = DefIndex::new(&tree);
+    let mut per_level = [0usize; 4];
+    let mut from_modules = 0usize;
+    let mut unresolved = 0u32;
+    let module_ids: BTreeSet<String> = tree
+        .iter()
+        .flat_map(|(path, f)| {
+            f.facts
+                .defs
+                .iter()
+                .filter(|d| d.qualname == diffidx_core::codegraph::MODULE_QUALNAME)
+                .map(move |d| symbol_id(path, d.kind, &d.qualname, &d.sig))
+        })
+        .collect();
+    let names: BTreeMap<String, String> = tree
+        .iter()
+        .flat_map(|(path, f)| {
+            f.facts.defs.iter().map(move |d| {
+                (
+                    symbol_id(path, d.kind, &d.qualname, &d.sig),
+                    format!("{path}:{}:{}", d.lines.0, d.qualname),
+                )
+            })
+        })
+        .collect();
+    let mut dump = String::new();
+    for path in tree.keys() {
+        let edges = index.resolve_file(path);
+        unresolved += edges.unresolved.values().sum::<u32>();
+        for e in edges.edges.iter().filter(|e| e.kind == EdgeKind::Calls) {
+            let name = |id: &str| names.get(id).cloned().unwrap_or_default();
+            dump.push_str(&format!(
+                "{}\t{}\t{}\t{path}:{}\n",
+                e.resolution.as_str(),
+                name(&e.from),
+                name(&e.to),
+                e.line
+            ));
+            per_level[at(e.resolution)] += 1;
+            if module_ids.contains(&e.from) {
+                from_modules += 1;
+            }
+        }
+    }
+    let resolved = start.elapsed();
+    if let Ok(file) = std::env::var("BENCH_CALLGRAPH_DUMP") {
+        std::fs::write(&file, &dump).expect("dump");
+    }
+    println!(
+        "tree {} at {}: {} files; parse and facts {:.2} s, resolution {:.2} s ({:.2} s per 1,000 files), \
+         peak memory {} MiB",
+        root.display(),
+        git_head(root),
+        tree.len(),
+        parsed.as_secs_f64(),
+        resolved.as_secs_f64(),
+        (parsed + resolved).as_secs_f64() * 1000.0 / tree.len().max(1) as f64,
+        peak_mib(),
+    );
+    println!(
+        "CALLS edges: exact {}, scoped {}, unique_name {}, ambiguous {} ({} from module code); \
+         {} references unresolved\n",
+        per_level[0], per_level[1], per_level[2], per_level[3], from_modules, unresolved
+    );
+}
+
+/// The process's peak resident memory (Linux), in MiB.
+fn peak_mib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb / 1024)
+}
+
+/// The repository's files: `source` itself if it is a checkout, else a
+/// clone of it in a temporary directory kept for the run.
+fn checkout(source: &Path) -> PathBuf {
+    if source.join("micro-benchmark").is_dir() {
+        return source.to_owned();
+    }
+    let dir = std::env::temp_dir().join(format!("diffidx-callgraph-{}", std::process::id()));
+    let status = Command::new("git")
+        .args(["clone", "--quiet"])
+        .arg(source)
+        .arg(&dir)
+        .status()
+        .expect("git");
+    assert!(status.success(), "git clone {} failed", source.display());
+    dir
+}
+
+fn git_head(dir: &Path) -> String {
+    let out = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn read_cases(snippets: &Path) -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mut categories: Vec<PathBuf> = list(snippets).into_iter().filter(|p| p.is_dir()).collect();
+    categories.sort();
+    for category in categories {
+        let mut dirs: Vec<PathBuf> = list(&category).into_iter().filter(|p| p.is_dir()).collect();
+        dirs.sort();
+        for dir in dirs {
+            let Ok(json) = std::fs::read_to_string(dir.join("callgraph.json")) else {
+                continue;
+            };
+            let graph: BTreeMap<String, Vec<String>> =
+                serde_json::from_str(&json).expect("callgraph.json");
+            let mut files = Vec::new();
+            for file in walk(&dir) {
+                let rel = file
+                    .strip_prefix(&dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                if rel.ends_with(".py") {
+                    files.push((rel, std::fs::read_to_string(&file).unwrap_or_default()));
+                }
+            }
+            let modules: BTreeSet<String> = files.iter().map(|(p, _)| module_name(p)).collect();
+            let internal = |name: &str| {
+                modules.iter().any(|m| {
+                    name == m || (name.starts_with(m.as_str()) && name[m.len()..].starts_with('.'))
+                })
+            };
+            let truth = graph
+                .iter()
+                .flat_map(|(from, tos)| tos.iter().map(move |to| (from.clone(), to.clone())))
+                .filter(|(from, to)| internal(from) && internal(to))
+                .collect();
+            cases.push(Case {
+                category: file_name(&category),
+                name: file_name(&dir),
+                files,
+                truth,
+            });
+        }
+    }
+    cases
+}
+
+fn list(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default()
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in list(dir) {
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// `a/b.py` → `a.b`; `a/__init__.py` → `a`.
+fn module_name(path: &str) -> String {
+    let stem = path.trim_end_matches(".py").replace('/', ".");
+    match stem.strip_suffix(".__init__") {
+        Some(package) => package.to_owned(),
+        None => stem,
+    }
+}
+
+fn resolve_case(extractor: &mut Extractor, case: &Case) -> Found {
+    let mut tree = BTreeMap::new();
+    for (path, text) in &case.files {
+        let language = Language::from_path(path).expect("python");
+        let facts = extractor
+            .extract_facts(language, text, None)
+            .facts
+            .expect("facts");
+        tree.insert(
+            path.clone(),
+            SourceFile {
+                language,
+                facts: Arc::new(facts),
+            },
+        );
+    }
+    // Every node's id, by PyCG's name for it.
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut classes: BTreeSet<String> = BTreeSet::new();
+    let mut modules = BTreeSet::new();
+    for (path, file) in &tree {
+        let module = module_name(path);
+        modules.insert(module.clone());
+        for def in &file.facts.defs {
+            let id = symbol_id(path, def.kind, &def.qualname, &def.sig);
+            let name = if def.qualname == diffidx_core::codegraph::MODULE_QUALNAME {
+                module.clone()
+            } else {
+                format!("{module}.{}", def.qualname)
+            };
+            if def.kind == diffidx_core::SymbolKind::Class {
+                classes.insert(id.clone());
+            }
+            names.insert(id, name);
+        }
+    }
+    let index = DefIndex::new(&tree);
+    let mut edges: BTreeMap<Pair, Resolution> = BTreeMap::new();
+    let mut instantiations = 0;
+    for path in tree.keys() {
+        for edge in index.resolve_file(path).edges {
+            if edge.kind != EdgeKind::Calls {
+                continue;
+            }
+            if classes.contains(&edge.to) {
+                instantiations += 1;
+                continue;
+            }
+            let (Some(from), Some(to)) = (names.get(&edge.from), names.get(&edge.to)) else {
+                continue;
+            };
+            let level = edges
+                .entry((from.clone(), to.clone()))
+                .or_insert(edge.resolution);
+            *level = (*level).min(edge.resolution);
+        }
+    }
+    Found {
+        edges,
+        nodes: names.into_values().chain(modules.iter().cloned()).collect(),
+        modules,
+        instantiations,
+    }
+}
+
+#[derive(Default)]
+struct Score {
+    truth: usize,
+    truth_module: usize,
+    truth_nested: usize,
+    /// Per level (index in `Resolution::ALL`): edges found, right ones,
+    /// right ones from module-level code.
+    found: [usize; 4],
+    right: [usize; 4],
+    right_module: [usize; 4],
+}
+
+fn at(level: Resolution) -> usize {
+    Resolution::ALL.iter().position(|l| *l == level).unwrap()
+}
+
+impl Score {
+    fn of(case: &Case, found: &Found) -> Score {
+        let mut s = Score {
+            truth: case.truth.len(),
+            ..Score::default()
+        };
+        for (from, to) in &case.truth {
+            if found.modules.contains(from) {
+                s.truth_module += 1;
+            }
+            if !found.nodes.contains(from) || !found.nodes.contains(to) {
+                s.truth_nested += 1;
+            }
+        }
+        for (pair, level) in &found.edges {
+            for l in at(*level)..4 {
+                s.found[l] += 1;
+                if case.truth.contains(pair) {
+                    s.right[l] += 1;
+                    if found.modules.contains(&pair.0) {
+                        s.right_module[l] += 1;
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    fn add(&mut self, o: &Score) {
+        self.truth += o.truth;
+        self.truth_module += o.truth_module;
+        self.truth_nested += o.truth_nested;
+        for l in 0..4 {
+            self.found[l] += o.found[l];
+            self.right[l] += o.right[l];
+            self.right_module[l] += o.right_module[l];
+        }
+    }
+
+    fn found(&self, level: Resolution) -> usize {
+        self.found[at(level)]
+    }
+
+    fn right(&self, level: Resolution) -> usize {
+        self.right[at(level)]
+    }
+
+    fn right_module(&self, level: Resolution) -> usize {
+        self.right_module[at(level)]
+    }
+
+    fn missed(&self, level: Resolution) -> usize {
+        self.truth - self.right(level)
+    }
+
+    fn wrong(&self, level: Resolution) -> usize {
+        self.found(level) - self.right(level)
+    }
+}
+
+fn print_case(case: &Case, found: &Found) {
+    println!("\n## {}/{}", case.category, case.name);
+    for pair in &case.truth {
+        match found.edges.get(pair) {
+            Some(level) if *level <= Resolution::Scoped => {}
+            Some(level) => println!("  weak    {} -> {} ({})", pair.0, pair.1, level.as_str()),
+            None => println!("  missed  {} -> {}", pair.0, pair.1),
+        }
+    }
+    for (pair, level) in &found.edges {
+        if !case.truth.contains(pair) {
+            println!("  wrong   {} -> {} ({})", pair.0, pair.1, level.as_str());
+        }
+    }
+}
+
+fn ratio(a: usize, b: usize) -> String {
+    if b == 0 {
+        "–".to_owned()
+    } else {
+        format!("{:.2} ({a}/{b})", a as f64 / b as f64)
+    }
+}
