@@ -221,6 +221,20 @@ pub struct Reference {
     pub arg_types: Vec<String>,
     #[serde(rename = "l")]
     pub line: u32,
+    /// What each argument names, where it is a name (`f(g, x=h)`: `g`,
+    /// `x=h`; empty where not): the values a callee's parameters carry.
+    #[serde(rename = "an", default, skip_serializing_if = "Vec::is_empty")]
+    pub arg_names: Vec<String>,
+    /// Found by following a value (`a = f; a()`), not written at the call.
+    #[serde(rename = "w", default, skip_serializing_if = "std::ops::Not::not")]
+    pub flow: bool,
+    /// Calls what calling the name returns (`f()()`, `a = f(); a()`).
+    #[serde(rename = "e", default, skip_serializing_if = "std::ops::Not::not")]
+    pub returned: bool,
+    /// For [`RefKind::CallsParameter`]: the parameter's position among
+    /// those a call site passes (a method's `self` not counted).
+    #[serde(rename = "pi", default, skip_serializing_if = "Option::is_none")]
+    pub param: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -236,6 +250,12 @@ pub enum RefKind {
     Base,
     /// `impl Trait for Type`.
     Implements,
+    /// A name the declaration returns (`return g`): what a call of the
+    /// declaration's result calls.
+    Returns,
+    /// A call of one of the declaration's parameters (`def f(g): g()`):
+    /// each call site's argument there is called.
+    CallsParameter,
 }
 
 /// What a call is made on.

@@ -21,7 +21,11 @@ pub use resolve::{
 
 /// Bumped whenever facts or resolution change meaning: a graph built with
 /// another version is rebuilt from the tree.
-pub const GRAPH_VERSION: &str = "5";
+pub const GRAPH_VERSION: &str = "6";
+
+/// The qualname of a file's module node: the caller of the code outside
+/// any declaration (top-level statements, decorators, initializers).
+pub const MODULE_QUALNAME: &str = "<module>";
 
 /// The files whose edges must be derived again after the files in
 /// `changed` went from `old` to `new` (both maps hold every file; a path
@@ -45,7 +49,7 @@ pub fn affected(
     let mut names: HashSet<String> = HashSet::new();
     for path in changed {
         let side = |f: Option<&SourceFile>| -> BTreeSet<(String, String)> {
-            f.map(|f| declared(path, &f.facts)).unwrap_or_default()
+            f.map(|f| declared(path, f)).unwrap_or_default()
         };
         let (before, after) = (side(old.get(path)), side(new.get(path)));
         for (name, _) in before.symmetric_difference(&after) {
@@ -98,9 +102,39 @@ pub fn affected(
 }
 
 /// What a file declares, as (own name, identity): a declaration whose
-/// identity or base list changes changes what its name resolves to.
-fn declared(path: &str, facts: &FileFacts) -> BTreeSet<(String, String)> {
+/// identity, base list, returned names or called parameters change changes
+/// what its name resolves to, and what calls of it pass on. A Python
+/// module's imports are declarations too: others import through it.
+fn declared(path: &str, file: &SourceFile) -> BTreeSet<(String, String)> {
+    let facts = &file.facts;
     let mut out = BTreeSet::new();
+    for r in &facts.refs {
+        if !matches!(r.kind, RefKind::Returns | RefKind::CallsParameter) {
+            continue;
+        }
+        if let Some(owner) = r.owner.and_then(|o| facts.defs.get(o as usize)) {
+            out.insert((
+                owner.name.clone(),
+                format!(
+                    "{path}\0{:?}\0{}\0{}\0{:?}",
+                    r.kind,
+                    r.qualifier.join("."),
+                    r.name,
+                    r.param
+                ),
+            ));
+        }
+    }
+    if file.language.spec().graph.scope.modules == crate::lang::refs::Modules::Python {
+        for i in &facts.imports {
+            if let Some(local) = i.alias.as_ref().or(i.path.last()) {
+                out.insert((
+                    local.clone(),
+                    format!("{path}\0import\0{}", i.path.join(".")),
+                ));
+            }
+        }
+    }
     for (i, d) in facts.defs.iter().enumerate() {
         let parent = d
             .parent

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::facts::{FileFacts, ImportKind, Receiver, RefKind, Reference};
+use crate::lang::refs::Modules;
 use crate::lang::Language;
 use crate::qualname::split_twin;
 use crate::symbol::{symbol_id, SymbolKind};
@@ -92,6 +93,18 @@ struct DefInfo {
     qual: String,
 }
 
+/// The key of a member in [`DefIndex::by_member`]: its container's full
+/// path and its name.
+fn member_key(container: &str, name: &str) -> String {
+    format!("{container}\u{2}{name}")
+}
+
+/// The key of an impl member declared away from its type: the crate, the
+/// type's qualname path and its name.
+fn impl_member_key(krate: &str, type_qual: &str, name: &str) -> String {
+    format!("{krate}\u{3}{type_qual}\u{2}{name}")
+}
+
 /// Joins path segments into a lookup key.
 fn key(segments: &[String]) -> String {
     segments.join("\u{1}")
@@ -112,8 +125,14 @@ pub struct DefIndex<'a> {
     infos: Vec<Vec<DefInfo>>,
     by_name: HashMap<&'a str, Vec<DefRef>>,
     by_full: HashMap<String, Vec<DefRef>>,
-    /// Per file: its module path (Rust) or empty.
+    /// Members by container and name ([`member_key`], [`impl_member_key`]).
+    by_member: HashMap<String, Vec<DefRef>>,
+    /// Per file: its module path (Rust, Python) or empty.
     modules: Vec<Vec<String>>,
+    /// Per file: the package a relative import starts from (Python).
+    packages: Vec<Vec<String>>,
+    /// Python files by module path, joined: where a re-export is read.
+    by_module: HashMap<String, u32>,
     /// Crate names of the repository (Rust path roots it owns).
     crates: HashSet<String>,
     /// Every module path (Rust: files and inline modules), joined.
@@ -122,6 +141,12 @@ pub struct DefIndex<'a> {
     global_usings: HashMap<Language, Vec<Vec<String>>>,
     /// Resolved base types of each type-like declaration.
     bases: HashMap<DefRef, Vec<DefRef>>,
+    /// [`DefIndex::bases_of`], per type asked about.
+    type_bases: std::cell::RefCell<HashMap<DefRef, std::rc::Rc<Vec<DefRef>>>>,
+    /// What each declaration returns by name (`return g`).
+    returns: HashMap<DefRef, Vec<&'a Reference>>,
+    /// Each declaration's calls of its own parameters.
+    param_calls: HashMap<DefRef, Vec<&'a Reference>>,
     /// The scope of each (file, declaration) asked about: references in
     /// one declaration share it.
     scopes: std::cell::RefCell<HashMap<ScopeKey, std::rc::Rc<Scope>>>,
@@ -151,6 +176,39 @@ fn is_callable(kind: SymbolKind) -> bool {
             | SymbolKind::Delegate
             | SymbolKind::Operator
     )
+}
+
+/// The node that owns a file's code outside any declaration.
+fn is_module_node(def: &super::facts::Def) -> bool {
+    def.kind == SymbolKind::Module && def.qualname == super::MODULE_QUALNAME
+}
+
+/// An inline module (Rust `mod x { .. }`), not the module node.
+fn is_inline_module(def: &super::facts::Def) -> bool {
+    def.kind == SymbolKind::Module && !is_module_node(def)
+}
+
+/// A Python file's module and the package its relative imports start
+/// from: the path from the topmost directory of an unbroken chain of
+/// packages (directories with an `__init__.py`), `__init__` naming its
+/// package. `src/pkg/a.py` with `src/pkg/__init__.py` → `pkg.a`, `pkg`.
+pub fn python_module(path: &str, packages: &HashSet<&str>) -> (Vec<String>, Vec<String>) {
+    let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+    let stem = file.split('.').next().unwrap_or(file);
+    let mut dirs: Vec<&str> = Vec::new();
+    let mut current = dir;
+    while !current.is_empty() && packages.contains(current) {
+        let (parent, name) = current.rsplit_once('/').unwrap_or(("", current));
+        dirs.push(name);
+        current = parent;
+    }
+    dirs.reverse();
+    let package: Vec<String> = dirs.iter().map(|d| (*d).to_owned()).collect();
+    let mut module = package.clone();
+    if stem != "__init__" {
+        module.push(stem.to_owned());
+    }
+    (module, package)
 }
 
 fn is_interface(kind: SymbolKind) -> bool {
@@ -215,24 +273,44 @@ impl<'a> DefIndex<'a> {
             infos: Vec::with_capacity(files.len()),
             by_name: HashMap::new(),
             by_full: HashMap::new(),
+            by_member: HashMap::new(),
             modules: Vec::with_capacity(files.len()),
+            packages: Vec::with_capacity(files.len()),
+            by_module: HashMap::new(),
             crates: HashSet::new(),
             module_paths: HashSet::new(),
             global_usings: HashMap::new(),
             bases: HashMap::new(),
+            type_bases: std::cell::RefCell::new(HashMap::new()),
+            returns: HashMap::new(),
+            param_calls: HashMap::new(),
             scopes: std::cell::RefCell::new(HashMap::new()),
         };
+        let packages: HashSet<&str> = files
+            .keys()
+            .filter_map(|p| match p.rsplit_once('/') {
+                Some((dir, "__init__.py" | "__init__.pyi")) => Some(dir),
+                None if matches!(p.as_str(), "__init__.py" | "__init__.pyi") => Some(""),
+                _ => None,
+            })
+            .collect();
         for (f, (path, file)) in files.iter().enumerate() {
             let rules = &file.language.spec().graph.scope;
-            let module = if rules.files_are_modules {
-                let m = rust_module(path);
-                index.crates.insert(m[0].clone());
-                for n in 1..=m.len() {
-                    index.module_paths.insert(key(&m[..n]));
+            let (module, package) = match rules.modules {
+                Modules::Rust => {
+                    let m = rust_module(path);
+                    index.crates.insert(m[0].clone());
+                    for n in 1..=m.len() {
+                        index.module_paths.insert(key(&m[..n]));
+                    }
+                    (m, Vec::new())
                 }
-                m
-            } else {
-                Vec::new()
+                Modules::Python => {
+                    let (m, package) = python_module(path, &packages);
+                    index.by_module.insert(key(&m), f as u32);
+                    (m, package)
+                }
+                Modules::None => (Vec::new(), Vec::new()),
             };
             let sep = file.language.spec().separator;
             let mut infos: Vec<DefInfo> = Vec::with_capacity(file.facts.defs.len());
@@ -270,11 +348,28 @@ impl<'a> DefIndex<'a> {
                     file: f as u32,
                     def: d as u32,
                 };
-                if def.kind == SymbolKind::Module {
-                    index.module_paths.insert(key(&full));
+                // The module node calls; nothing names it.
+                if !is_module_node(def) {
+                    if def.kind == SymbolKind::Module {
+                        index.module_paths.insert(key(&full));
+                    }
+                    index.by_name.entry(def.name.as_str()).or_default().push(r);
+                    index.by_full.entry(key(&full)).or_default().push(r);
+                    index
+                        .by_member
+                        .entry(member_key(&key(&container_full), &def.name))
+                        .or_default()
+                        .push(r);
+                    if def.parent.is_none() && qual_own.len() > 1 {
+                        let krate = module.first().map_or("", String::as_str);
+                        let type_qual = key(&qual_own[..qual_own.len() - 1]);
+                        index
+                            .by_member
+                            .entry(impl_member_key(krate, &type_qual, &def.name))
+                            .or_default()
+                            .push(r);
+                    }
                 }
-                index.by_name.entry(def.name.as_str()).or_default().push(r);
-                index.by_full.entry(key(&full)).or_default().push(r);
                 infos.push(DefInfo {
                     id: symbol_id(path, def.kind, &def.qualname, &def.sig),
                     container: key(&container_full),
@@ -293,11 +388,24 @@ impl<'a> DefIndex<'a> {
                         .push(import.path.clone());
                 }
             }
+            for r in &file.facts.refs {
+                let Some(owner) = r.owner else { continue };
+                let at = DefRef {
+                    file: f as u32,
+                    def: owner,
+                };
+                match r.kind {
+                    RefKind::Returns => index.returns.entry(at).or_default().push(r),
+                    RefKind::CallsParameter => index.param_calls.entry(at).or_default().push(r),
+                    _ => {}
+                }
+            }
             index.by_path.insert(path.as_str(), f as u32);
             index.paths.push(path.as_str());
             index.files.push(file);
             index.infos.push(infos);
             index.modules.push(module);
+            index.packages.push(package);
         }
         index.link_bases();
         index
@@ -411,42 +519,83 @@ impl<'a> DefIndex<'a> {
         out
     }
 
+    /// A member the types inherit: from the nearest base that declares it
+    /// (the first in base order at the same distance), as an override hides
+    /// what it overrides.
+    fn inherited(
+        &self,
+        types: &[DefRef],
+        name: &str,
+        wanted: &dyn Fn(SymbolKind) -> bool,
+    ) -> Vec<DefRef> {
+        if !self.by_name.contains_key(name) {
+            return Vec::new();
+        }
+        self.all_bases(types)
+            .into_iter()
+            .map(|b| self.members(&[b], name, wanted))
+            .find(|found| !found.is_empty())
+            .unwrap_or_default()
+    }
+
+    /// Every base of one type, nearest first, computed once.
+    fn bases_of(&self, t: DefRef) -> std::rc::Rc<Vec<DefRef>> {
+        if let Some(found) = self.type_bases.borrow().get(&t) {
+            return std::rc::Rc::clone(found);
+        }
+        let found = std::rc::Rc::new(self.all_bases(&[t]));
+        self.type_bases
+            .borrow_mut()
+            .insert(t, std::rc::Rc::clone(&found));
+        found
+    }
+
+    /// Of `candidates`, the members of a subtype of one of `types`.
+    fn in_subtypes(&self, types: &[DefRef], candidates: &[DefRef]) -> Vec<DefRef> {
+        candidates
+            .iter()
+            .copied()
+            .filter(|c| {
+                let Some(parent) = self.def(*c).parent else {
+                    return false;
+                };
+                let owner = DefRef {
+                    file: c.file,
+                    def: parent,
+                };
+                !types.contains(&owner) && self.bases_of(owner).iter().any(|b| types.contains(b))
+            })
+            .collect()
+    }
+
+    /// The members named `name` of the containers: declared in them, or
+    /// (Rust) in an impl of them in another module of the same crate.
     fn members(
         &self,
         containers: &[DefRef],
         name: &str,
         wanted: &dyn Fn(SymbolKind) -> bool,
     ) -> Vec<DefRef> {
-        let keys: HashSet<&str> = containers
-            .iter()
-            .map(|c| self.info(*c).full.as_str())
-            .collect();
-        let quals: HashSet<&str> = containers
-            .iter()
-            .map(|c| self.info(*c).qual.as_str())
-            .collect();
-        let crates: HashSet<Option<&String>> = containers
-            .iter()
-            .map(|c| self.modules[c.file as usize].first())
-            .collect();
-        self.by_name
-            .get(name)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|m| wanted(self.def(*m).kind))
-            .filter(|m| {
-                let info = self.info(*m);
-                keys.contains(info.container.as_str())
-                    // Rust: an impl in another module of the same crate.
-                    || (self.def(*m).parent.is_none()
-                        && crates.contains(&self.modules[m.file as usize].first())
-                        && info
-                            .qual
-                            .rsplit_once('\u{1}')
-                            .is_some_and(|(q, _)| quals.contains(q)))
-            })
-            .collect()
+        let mut out: Vec<DefRef> = Vec::new();
+        for c in containers {
+            let info = self.info(*c);
+            let krate = self.modules[c.file as usize]
+                .first()
+                .map_or("", String::as_str);
+            let keys = [
+                member_key(&info.full, name),
+                impl_member_key(krate, &info.qual, name),
+            ];
+            for k in &keys {
+                for m in self.by_member.get(k).into_iter().flatten() {
+                    if wanted(self.def(*m).kind) && !out.contains(m) {
+                        out.push(*m);
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
     }
 
     /// Resolves the references of one file: its edges, and how many
@@ -458,6 +607,10 @@ impl<'a> DefIndex<'a> {
         };
         let file = self.files[f as usize];
         for reference in &file.facts.refs {
+            if matches!(reference.kind, RefKind::Returns | RefKind::CallsParameter) {
+                // Facts for the call sites of their declaration.
+                continue;
+            }
             let owner_id = reference
                 .owner
                 .map(|d| self.id(DefRef { file: f, def: d }).to_owned());
@@ -540,7 +693,7 @@ impl<'a> DefIndex<'a> {
         let mut current = def;
         while let Some(d) = current {
             let def = defs.get(d as usize)?;
-            if def.kind == SymbolKind::Module {
+            if is_inline_module(def) {
                 return Some(d);
             }
             current = def.parent;
@@ -565,7 +718,7 @@ impl<'a> DefIndex<'a> {
         ctx: Option<u32>,
     ) -> impl Iterator<Item = &'a super::facts::Import> + '_ {
         let file = self.files[f as usize];
-        let per_module = file.language.spec().graph.scope.files_are_modules;
+        let per_module = file.language.spec().graph.scope.modules == Modules::Rust;
         file.facts
             .imports
             .iter()
@@ -588,6 +741,16 @@ impl<'a> DefIndex<'a> {
         let Some(first) = path.first() else {
             return Vec::new();
         };
+        if rules.modules == Modules::Python && first == "." {
+            // `.` is the package; each further `.` its parent.
+            let mut base = self.packages[f as usize].clone();
+            let dots = path.iter().take_while(|p| *p == ".").count();
+            for _ in 1..dots {
+                base.pop();
+            }
+            base.extend(path[dots..].iter().cloned());
+            return base;
+        }
         let word = |w: Option<&str>| w.is_some_and(|w| w == first);
         if word(rules.root_word) {
             let mut out = vec![module[0].clone()];
@@ -618,10 +781,13 @@ impl<'a> DefIndex<'a> {
             if local == Some(first) && import.path.first() != Some(first) && depth < MAX_ALIASES {
                 let mut out = self.expand_at(f, ctx, &import.path, depth + 1);
                 out.extend(path[1..].iter().cloned());
+                if rules.modules == Modules::Python {
+                    return self.reexported(out, depth + 1);
+                }
                 return out;
             }
         }
-        if rules.files_are_modules {
+        if rules.modules == Modules::Rust {
             // A child module of the current module (`use store::Store;`).
             let mut child = module.clone();
             child.push(first.clone());
@@ -631,6 +797,34 @@ impl<'a> DefIndex<'a> {
             }
         }
         path.to_vec()
+    }
+
+    /// A Python path through a module that imports the name rather than
+    /// declaring it (`pkg/__init__.py`: `from .core import f`): where the
+    /// name comes from.
+    fn reexported(&self, path: Vec<String>, depth: u8) -> Vec<String> {
+        if depth >= MAX_ALIASES {
+            return path;
+        }
+        for n in (1..path.len()).rev() {
+            let Some(&g) = self.by_module.get(&key(&path[..n])) else {
+                continue;
+            };
+            if self.by_full.contains_key(&key(&path[..=n])) {
+                return path;
+            }
+            let name = &path[n];
+            let import = self.files[g as usize].facts.imports.iter().find(|i| {
+                i.kind == ImportKind::Name && i.alias.as_ref().or(i.path.last()) == Some(name)
+            });
+            let Some(import) = import else {
+                return path;
+            };
+            let mut out = self.expand_at(g, None, &import.path, depth + 1);
+            out.extend(path[n + 1..].iter().cloned());
+            return self.reexported(out, depth + 1);
+        }
+        path
     }
 
     /// The containers a bare name is looked up in, nearest first: the
@@ -668,7 +862,7 @@ impl<'a> DefIndex<'a> {
                     containers.push(parts[..n].join("\u{1}"));
                 }
             }
-            if def.kind == SymbolKind::Module && first_module.is_none() {
+            if is_inline_module(def) && first_module.is_none() {
                 first_module = Some(self.info(c).full.clone());
             }
             current = def.parent.map(|p| DefRef {
@@ -676,7 +870,7 @@ impl<'a> DefIndex<'a> {
                 def: p,
             });
         }
-        if rules.files_are_modules {
+        if rules.files_are_modules() {
             containers.insert(
                 0,
                 first_module.unwrap_or_else(|| key(&self.modules[f as usize])),
@@ -741,13 +935,59 @@ impl<'a> DefIndex<'a> {
                     }
                 }
             }
+            RefKind::Returns | RefKind::CallsParameter => {}
             RefKind::Call | RefKind::New | RefKind::Macro => {
                 let Some(from) = owner else { return found };
-                let targets = match reference.kind {
+                // The module node calls; its names are looked up as from
+                // outside any declaration.
+                let at_module;
+                let (owner, reference) = if is_module_node(self.def(from)) {
+                    at_module = Reference {
+                        owner: None,
+                        ..reference.clone()
+                    };
+                    (None, &at_module)
+                } else {
+                    (owner, reference)
+                };
+                let mut targets = match reference.kind {
                     RefKind::New => self.constructors(f, owner, reference),
                     RefKind::Macro => self.lookup(f, owner, reference, &|k| k == SymbolKind::Macro),
                     _ => self.lookup(f, owner, reference, &is_callable),
                 };
+                let spec = &self.files[f as usize].language.spec().graph;
+                if let (true, RefKind::Call, Some(init)) =
+                    (targets.is_empty(), reference.kind, spec.calls_construct)
+                {
+                    targets = self.construct(f, owner, reference, init);
+                }
+                if reference.returned {
+                    targets = self.returned_by(&targets);
+                }
+                if reference.flow || reference.returned {
+                    // Followed through values: never more than scoped.
+                    for t in &mut targets {
+                        t.1 = t.1.max(Resolution::Scoped);
+                    }
+                }
+                // A callee from outside the repository (`map(f, xs)`,
+                // `Thread(target=f)`) is taken to call the functions
+                // passed to it, on behalf of the caller.
+                if targets.is_empty() && reference.kind == RefKind::Call {
+                    for (to, level, n) in self.passed_outside(f, owner, reference) {
+                        if to != from {
+                            found.edges.push((from, to, level, n));
+                        }
+                    }
+                }
+                // Functions passed to a callee that calls its parameters.
+                for (t, level, _) in &targets {
+                    for (to, arg_level, n) in self.passed_and_called(f, owner, reference, *t) {
+                        if to != *t {
+                            found.edges.push((*t, to, arg_level.max(*level), n));
+                        }
+                    }
+                }
                 for (t, resolution, n) in targets {
                     if t != from {
                         found.edges.push((from, t, resolution, n));
@@ -756,6 +996,150 @@ impl<'a> DefIndex<'a> {
             }
         }
         found
+    }
+
+    /// What calling each target returns, where it returns names.
+    fn returned_by(&self, targets: &[(DefRef, Resolution, u32)]) -> Vec<(DefRef, Resolution, u32)> {
+        let mut out: Vec<(DefRef, Resolution, u32)> = Vec::new();
+        for (t, level, _) in targets {
+            for r in self.returns.get(t).into_iter().flatten() {
+                for (to, l, n) in self.call_targets(t.file, Some(*t), r) {
+                    if !out.iter().any(|o| o.0 == to) {
+                        out.push((to, l.max(*level), n));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// What a name means as a callee (a function, or a type constructed).
+    fn call_targets(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        reference: &Reference,
+    ) -> Vec<(DefRef, Resolution, u32)> {
+        let found = self.lookup(f, owner, reference, &is_callable);
+        if !found.is_empty() {
+            return found;
+        }
+        match self.files[f as usize].language.spec().graph.calls_construct {
+            Some(init) => self.construct(f, owner, reference, init),
+            None => Vec::new(),
+        }
+    }
+
+    /// The functions a call passes to `target` that `target` calls through
+    /// its parameters: each argument at a called parameter's position (or
+    /// keyword), resolved where the call is.
+    fn passed_and_called(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        reference: &Reference,
+        target: DefRef,
+    ) -> Vec<(DefRef, Resolution, u32)> {
+        let Some(calls) = self.param_calls.get(&target) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for call in calls {
+            let Some(position) = call.param else { continue };
+            let keyword = format!("{}=", call.name);
+            let arg = reference
+                .arg_names
+                .iter()
+                .find_map(|a| a.strip_prefix(keyword.as_str()))
+                .or_else(|| {
+                    reference
+                        .arg_names
+                        .get(position as usize)
+                        .map(String::as_str)
+                        .filter(|a| !a.contains('='))
+                });
+            let Some(arg) = arg.filter(|a| !a.is_empty()) else {
+                continue;
+            };
+            let passed = self.name_reference(reference, arg);
+            for (to, level, n) in self.call_targets(f, owner, &passed) {
+                out.push((to, level.max(Resolution::Scoped), n));
+            }
+        }
+        out
+    }
+
+    /// The functions the arguments of a call name, each resolved where the
+    /// call is, at most scoped.
+    fn passed_outside(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        reference: &Reference,
+    ) -> Vec<(DefRef, Resolution, u32)> {
+        let mut out = Vec::new();
+        for arg in &reference.arg_names {
+            let arg = arg.split_once('=').map_or(arg.as_str(), |(_, v)| v);
+            if arg.is_empty() {
+                continue;
+            }
+            let passed = self.name_reference(reference, arg);
+            for (to, level, n) in self.lookup(f, owner, &passed, &is_callable) {
+                if level <= Resolution::Scoped {
+                    out.push((to, Resolution::Scoped, n));
+                }
+            }
+        }
+        out
+    }
+
+    /// A reference to a dotted name written at `at`'s place.
+    fn name_reference(&self, at: &Reference, dotted: &str) -> Reference {
+        let mut segments: Vec<String> = dotted.split('.').map(str::to_owned).collect();
+        let name = segments.pop().unwrap_or_default();
+        let receiver = if segments.is_empty() {
+            Receiver::Bare
+        } else {
+            Receiver::PathOrValue
+        };
+        Reference {
+            kind: RefKind::Call,
+            receiver,
+            qualifier: segments,
+            name,
+            args: None,
+            arg_types: Vec::new(),
+            arg_names: Vec::new(),
+            flow: true,
+            returned: false,
+            param: None,
+            ..at.clone()
+        }
+    }
+
+    /// A call of a type where calling a type constructs it: its `init`
+    /// method, first on the type and its bases in order, else the type.
+    fn construct(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        reference: &Reference,
+        init: &str,
+    ) -> Vec<(DefRef, Resolution, u32)> {
+        let types = self.lookup(f, owner, reference, &is_type_like);
+        let mut out = Vec::new();
+        for (t, resolution, n) in types {
+            let mut order = vec![t];
+            order.extend(self.all_bases(&[t]));
+            let target = order
+                .iter()
+                .find_map(|c| self.members(&[*c], init, &is_callable).first().copied())
+                .unwrap_or(t);
+            if !out.iter().any(|(o, _, _)| *o == target) {
+                out.push((target, resolution, n));
+            }
+        }
+        out
     }
 
     /// Type declarations a Rust impl names: in the same file, else the
@@ -857,7 +1241,7 @@ impl<'a> DefIndex<'a> {
             .filter(|c| wanted(self.def(*c).kind))
             .collect();
         if all.is_empty() {
-            return Vec::new();
+            return self.through_alias(f, owner, reference, wanted);
         }
         let all = self.by_arity(all, reference);
         let done = |found: Vec<DefRef>, level: Resolution| {
@@ -875,9 +1259,21 @@ impl<'a> DefIndex<'a> {
                         return done(here, Resolution::Exact);
                     }
                 }
-                let inherited = self.members(&self.all_bases(&own), name, wanted);
+                let inherited = self.inherited(&own, name, wanted);
                 if !inherited.is_empty() {
                     return done(inherited, Resolution::Exact);
+                }
+                // Declared by subtypes only (an abstract step): each
+                // override is what the call may run.
+                if reference.receiver == Receiver::This {
+                    let overrides = self.in_subtypes(&own, &all);
+                    if !overrides.is_empty() && overrides.len() <= MAX_CANDIDATES {
+                        let n = overrides.len() as u32;
+                        return overrides
+                            .into_iter()
+                            .map(|t| (t, Resolution::Scoped, n))
+                            .collect();
+                    }
                 }
             }
             Receiver::Bare => {
@@ -957,6 +1353,39 @@ impl<'a> DefIndex<'a> {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// A bare name imported under another name (`use a::b as c;`, `from m
+    /// import f as g`): the declaration it stands for, at most scoped.
+    fn through_alias(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        reference: &Reference,
+        wanted: &dyn Fn(SymbolKind) -> bool,
+    ) -> Vec<(DefRef, Resolution, u32)> {
+        if reference.receiver != Receiver::Bare {
+            return Vec::new();
+        }
+        let ctx = self.module_of(f, reference.owner);
+        let mut expanded = self.expand(f, ctx, std::slice::from_ref(&reference.name));
+        let Some(name) = expanded.pop() else {
+            return Vec::new();
+        };
+        if name == reference.name || expanded.is_empty() {
+            return Vec::new();
+        }
+        let renamed = Reference {
+            receiver: Receiver::Path,
+            qualifier: expanded,
+            name,
+            ..reference.clone()
+        };
+        let mut found = self.lookup(f, owner, &renamed, wanted);
+        for t in &mut found {
+            t.1 = t.1.max(Resolution::Scoped);
+        }
+        found
     }
 
     /// `ValueTask.FromResult(x)`, `Substitute.For<T>()`: a capitalized head
@@ -1107,6 +1536,10 @@ impl<'a> DefIndex<'a> {
                 arg_types: Vec::new(),
                 type_args: 0,
                 line: reference.line,
+                arg_names: Vec::new(),
+                flow: false,
+                returned: false,
+                param: None,
             };
             if qualifier_ref.name == reference.name {
                 return None;
@@ -1135,7 +1568,7 @@ impl<'a> DefIndex<'a> {
             }
             let mut in_types = self.members(&types, &reference.name, wanted);
             if in_types.is_empty() {
-                in_types = self.members(&self.all_bases(&types), &reference.name, wanted);
+                in_types = self.inherited(&types, &reference.name, wanted);
             }
             return (!in_types.is_empty()).then_some((in_types, Resolution::Scoped));
         }
@@ -1349,7 +1782,11 @@ impl Found {
 
     fn kind(&self, from: SymbolKind, to: SymbolKind) -> EdgeKind {
         match self.ref_kind {
-            RefKind::Call | RefKind::New | RefKind::Macro => EdgeKind::Calls,
+            RefKind::Call
+            | RefKind::New
+            | RefKind::Macro
+            | RefKind::Returns
+            | RefKind::CallsParameter => EdgeKind::Calls,
             RefKind::Implements => EdgeKind::Implements,
             RefKind::Base if is_interface(to) && !is_interface(from) => EdgeKind::Implements,
             RefKind::Base => EdgeKind::Inherits,

@@ -1,4 +1,4 @@
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::*;
@@ -444,4 +444,154 @@ fn held_facts_decode_to_the_facts_they_hold() {
         let held = HeldFacts::of(&parsed.facts).expect("encodable");
         assert_eq!(held.facts().as_ref(), Some(&*parsed.facts), "{path}");
     }
+}
+
+const PY_PKG_INIT: &str = "from .core import Engine, run as start\n";
+const PY_CORE: &str = r#"
+class Base:
+    def __init__(self):
+        pass
+
+    def step(self):
+        pass
+
+class Engine(Base):
+    def __init__(self):
+        super().__init__()
+        self.helper = Helper()
+        self.callback = self.done
+
+    def go(self):
+        self.helper.assist()
+        self.callback()
+
+    def done(self):
+        pass
+
+class Helper:
+    def assist(self):
+        pass
+
+def run(task):
+    task()
+
+def finish():
+    pass
+
+def make():
+    return finish
+"#;
+const PY_MAIN: &str = r#"
+import pkg.core as core
+from pkg import Engine, start
+from pkg.core import make
+
+def dec(f):
+    return f
+
+def work():
+    pass
+
+def other():
+    pass
+
+@dec
+def main():
+    e = Engine()
+    e.go()
+    e.step()
+    start(work)
+    core.run(task=other)
+    make()()
+    table = {"w": work, "o": other}
+    table["w"]()
+    a, b = work, other
+    b()
+    def local():
+        pass
+    local()
+
+if __name__ == "__main__":
+    main()
+"#;
+
+fn python_tree() -> BTreeMap<String, SourceFile> {
+    tree(&[
+        ("src/pkg/__init__.py", PY_PKG_INIT),
+        ("src/pkg/core.py", PY_CORE),
+        ("src/app.py", PY_MAIN),
+    ])
+}
+
+#[test]
+fn python_modules_imports_and_constructors() {
+    let e = edges(&python_tree());
+    // Module-level code is a caller: the decorator and the `__main__` block.
+    has(&e, "<module> -CALLS/scoped-> dec");
+    has(&e, "<module> -CALLS/scoped-> main");
+    // `Engine()` runs `Engine.__init__`, through the package's re-export.
+    has(&e, "main -CALLS/scoped-> Engine.__init__");
+    has(&e, "main -CALLS/scoped-> Engine.go");
+    // Inherited, from the nearest base that declares it.
+    has(&e, "main -CALLS/scoped-> Base.step");
+    has(&e, "Engine.__init__ -CALLS/exact-> Base.__init__");
+    // `self.x = Helper()` types `self.x`; `self.callback = self.done`.
+    has(&e, "Engine.__init__ -CALLS/scoped-> Helper");
+    has(&e, "Engine.go -CALLS/scoped-> Helper.assist");
+    has(&e, "Engine.go -CALLS/scoped-> Engine.done");
+    // An aliased module and an aliased re-exported function.
+    has(&e, "main -CALLS/exact-> run");
+    has(&e, "main -CALLS/scoped-> make");
+}
+
+#[test]
+fn python_functions_carried_by_values() {
+    let e = edges(&python_tree());
+    // Passed to a function that calls its parameter: that function calls
+    // them, positionally and by keyword.
+    has(&e, "run -CALLS/scoped-> work");
+    has(&e, "run -CALLS/scoped-> other");
+    // Held in a dict, unpacked from a tuple.
+    has(&e, "main -CALLS/scoped-> other");
+    has(&e, "main -CALLS/scoped-> work");
+    // `make()()` calls what `make` returns.
+    has(&e, "main -CALLS/scoped-> finish");
+    // A function nested in `main` is no symbol: no edge for `local()`.
+    lacks(&e, "main -CALLS/scoped-> local");
+    // The calls of `main` are not the module's.
+    lacks(&e, "<module> -CALLS/scoped-> Engine");
+}
+
+#[test]
+fn python_module_paths_start_at_the_top_package() {
+    let packages: HashSet<&str> = ["src/pkg", "src/pkg/sub"].into_iter().collect();
+    let module = |p: &str| resolve::python_module(p, &packages);
+    assert_eq!(
+        module("src/pkg/sub/a.py"),
+        (
+            vec!["pkg".to_owned(), "sub".to_owned(), "a".to_owned()],
+            vec!["pkg".to_owned(), "sub".to_owned()]
+        )
+    );
+    assert_eq!(
+        module("src/pkg/__init__.py"),
+        (vec!["pkg".to_owned()], vec!["pkg".to_owned()])
+    );
+    assert_eq!(module("tools/run.py"), (vec!["run".to_owned()], vec![]));
+}
+
+#[test]
+fn a_changed_return_or_parameter_call_rederives_its_callers() {
+    let old = python_tree();
+    let mut new = old.clone();
+    new.insert(
+        "src/pkg/core.py".to_owned(),
+        facts(
+            "src/pkg/core.py",
+            &PY_CORE.replace("    task()\n", "    pass\n"),
+        ),
+    );
+    let changed: BTreeSet<String> = ["src/pkg/core.py".to_owned()].into_iter().collect();
+    let out = affected(&old, &new, &changed);
+    assert!(out.contains("src/app.py"), "{out:?}");
 }

@@ -1,6 +1,6 @@
 //! C# (`.cs`): DESIGN.md §2.
 
-use super::refs::{Binding, GraphSpec, Qualifier, RefRole, ScopeRules};
+use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{preproc, DeclaratorRule, LanguageSpec, Name, Param, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
@@ -206,8 +206,11 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         parameter_lists: &["parameter_list"],
         extension_word: Some("this"),
         path_calls_make_their_type: false,
+        calls_construct: None,
+        decorators: &[],
+        flow: None,
         scope: ScopeRules {
-            files_are_modules: false,
+            modules: Modules::None,
             root_word: None,
             parent_word: None,
             current_word: None,

@@ -162,6 +162,9 @@ const GRAPH: GraphSpec = GraphSpec {
     parameter_lists: &["formal_parameters"],
     extension_word: None,
     path_calls_make_their_type: false,
+    calls_construct: None,
+    decorators: &[],
+    flow: None,
     scope: ScopeRules::by_name(true),
 };
 

@@ -120,6 +120,9 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         parameter_lists: &["parameter_list"],
         extension_word: None,
         path_calls_make_their_type: false,
+        calls_construct: None,
+        decorators: &[],
+        flow: None,
         scope: ScopeRules::by_name(false),
     },
 };

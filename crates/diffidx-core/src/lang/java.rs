@@ -143,6 +143,9 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         parameter_lists: &["formal_parameters"],
         extension_word: None,
         path_calls_make_their_type: false,
+        calls_construct: None,
+        decorators: &[],
+        flow: None,
         scope: ScopeRules::by_name(true),
     },
 };

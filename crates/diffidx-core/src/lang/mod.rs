@@ -16,6 +16,7 @@
 
 mod csharp;
 mod ecmascript;
+pub mod flow;
 mod go;
 mod java;
 pub mod preproc;
@@ -899,6 +900,10 @@ fn extract_from_tree(
             refs: Vec::new(),
             imports: Vec::new(),
             typing_depth: std::cell::Cell::new(0),
+            attributes: Default::default(),
+            blocks: Default::default(),
+            decorator: None,
+            ancestors: Default::default(),
         };
         refs.walk(tree);
         let ranges: Vec<Range<usize>> = walker.raw.iter().map(|r| r.bytes.clone()).collect();
@@ -940,13 +945,45 @@ fn extract_from_tree(
         for (def, words) in defs.iter_mut().zip(words) {
             def.words = words;
         }
-        crate::codegraph::FileFacts {
+        let mut facts = crate::codegraph::FileFacts {
             defs,
             imports,
             refs,
-        }
+        };
+        add_module_node(&mut facts, source);
+        facts
     });
     (symbols, texts, facts, kept, sketches)
+}
+
+/// Gives the calls outside any declaration (top-level statements, decorators,
+/// initializers) a caller: the file's module node, appended after the
+/// declarations so their positions stay those of the symbols.
+fn add_module_node(facts: &mut crate::codegraph::FileFacts, source: &str) {
+    use crate::codegraph::facts::{Def, RefKind};
+    let calls = |r: &crate::codegraph::Reference| {
+        r.owner.is_none() && matches!(r.kind, RefKind::Call | RefKind::New | RefKind::Macro)
+    };
+    if !facts.refs.iter().any(calls) {
+        return;
+    }
+    let module = facts.defs.len() as u32;
+    for r in facts.refs.iter_mut().filter(|r| calls(r)) {
+        r.owner = Some(module);
+    }
+    let lines = source.lines().count().max(1) as u32;
+    facts.defs.push(Def {
+        qualname: crate::codegraph::MODULE_QUALNAME.to_owned(),
+        name: crate::codegraph::MODULE_QUALNAME.to_owned(),
+        kind: SymbolKind::Module,
+        sig: String::new(),
+        parent: None,
+        lines: (1, lines),
+        content_hash: String::new(),
+        arity: 0,
+        extension: false,
+        words: String::new(),
+    });
 }
 
 /// A symbol as the walker finds it, before keys are made unique and text hashed.

@@ -6,7 +6,8 @@
 //! decorated definition is the whole `decorated_definition`. Docstrings are
 //! comments.
 
-use super::refs::{GraphSpec, Qualifier, RefRole, ScopeRules};
+use super::flow::FlowSpec;
+use super::refs::{GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{Docstrings, LanguageSpec, Name, Role, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
@@ -80,11 +81,32 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                     field: "superclasses",
                 },
             ),
+            ("decorator", RefRole::CallsItsValue),
+            // `raise A` constructs `A` as `A()` does.
+            ("raise_statement", RefRole::CallsItsValue),
+            ("return_statement", RefRole::Returns),
+            // `for x in v` calls `iter(v)` and `next()` on what it gives.
+            (
+                "for_statement",
+                RefRole::Iterates {
+                    value: "right",
+                    methods: &["__iter__", "__next__"],
+                },
+            ),
+            ("import_statement", RefRole::ImportModules),
+            (
+                "import_from_statement",
+                RefRole::ImportFrom {
+                    module: "module_name",
+                },
+            ),
         ],
-        paths: &[("attribute", "object", "attribute", Qualifier::Value)],
+        // `a.b` is a module path or a value: the resolver tries the path.
+        paths: &[("attribute", "object", "attribute", Qualifier::PathOrValue)],
         wrappers: &[],
         this_words: &["self", "cls"],
-        base_words: &[],
+        // `super().m()`: the next type on the bases.
+        base_words: &["super()"],
         literal_types: &[
             ("integer", "int"),
             ("float", "float"),
@@ -93,11 +115,52 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ("false", "bool"),
         ],
         type_parameters: &["type_parameters"],
+        // `a = A()` types `a` through the values the walker follows
+        // (`flow`), not as a declaration.
         bindings: &[],
         members_anywhere: &[],
         parameter_lists: &["parameters"],
         extension_word: None,
         path_calls_make_their_type: false,
-        scope: ScopeRules::by_name(true),
+        calls_construct: Some("__init__"),
+        decorators: &["decorator"],
+        flow: Some(FlowSpec {
+            blocks: &["module", "block"],
+            assignment: ("assignment", "left", "right"),
+            statement: "expression_statement",
+            sequences: &[
+                "list",
+                "tuple",
+                "expression_list",
+                "pattern_list",
+                "tuple_pattern",
+                "list_pattern",
+            ],
+            mapping: ("dictionary", "pair", "key", "value"),
+            subscript: ("subscript", "value", "subscript"),
+            function: ("function_definition", "parameters"),
+            parameters: &[
+                ("identifier", None),
+                ("default_parameter", Some("name")),
+                ("typed_parameter", None),
+                ("typed_default_parameter", Some("name")),
+            ],
+            keyword_argument: ("keyword_argument", "name", "value"),
+            literals: &["integer", "string"],
+            definitions: &[
+                ("function_definition", "name"),
+                ("class_definition", "name"),
+            ],
+            wrapper: ("decorated_definition", "definition"),
+            attributes: ("class_definition", "attribute", "object", "attribute"),
+        }),
+        // A bare name is never a member of the enclosing class.
+        scope: ScopeRules {
+            modules: Modules::Python,
+            root_word: None,
+            parent_word: None,
+            current_word: None,
+            members_inherit: false,
+        },
     },
 };

@@ -40,6 +40,18 @@ pub struct GraphSpec {
     /// A call on a type's path yields that type (Rust `Store::open()`). In
     /// C#, `Policy.Handle()` is as often a builder of something else.
     pub path_calls_make_their_type: bool,
+    /// Calling a type constructs it (Python's `A()`): the call goes to the
+    /// method of this name, first on the type's bases in order, or to the
+    /// type when none declares one; and a variable assigned such a call
+    /// has that type.
+    pub calls_construct: Option<&'static str>,
+    /// Node kinds that hold decorators: what they call is called by the
+    /// code around the decorated declaration (the module or class body),
+    /// not by the declaration.
+    pub decorators: &'static [&'static str],
+    /// How values carry functions (`a = f; a()`), where the walker follows
+    /// them.
+    pub flow: Option<super::flow::FlowSpec>,
     /// Kinds of a declaration's parameter list.
     pub parameter_lists: &'static [&'static str],
     /// A word that, on a method's first parameter, makes it an extension
@@ -126,14 +138,43 @@ pub enum RefRole {
     },
     /// `extern crate x;`
     ExternCrate { name: &'static str },
+    /// Its value, unless itself a call (then the call is the reference), is
+    /// called: a decorator (`@dec`, with the declaration), `raise A`.
+    CallsItsValue,
+    /// `return v`: the name the enclosing declaration returns.
+    Returns,
+    /// `for x in v`: the methods of `v`'s type in `methods` are called.
+    Iterates {
+        value: &'static str,
+        methods: &'static [&'static str],
+    },
+    /// Python `import a.b, c as d`: each dotted name (or aliased one).
+    ImportModules,
+    /// Python `from m import a, b as c` / `from . import x` / `from m import *`:
+    /// the module in field `module`, relative levels as leading `.` segments.
+    ImportFrom { module: &'static str },
+}
+
+/// How a file's path makes a module path, when it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Modules {
+    /// No module paths: names resolve by scope and by name.
+    None,
+    /// Crate and module from the path (`crates/a/src/b/c.rs` → `a::b::c`).
+    Rust,
+    /// Dotted module from the path, rooted at the topmost directory of an
+    /// unbroken chain of packages (`__init__.py`): `src/pkg/m.py` → `pkg.m`
+    /// when `src` is no package. A leading `.` segment of an import is the
+    /// current package, each further one its parent.
+    Python,
 }
 
 /// Scope rules of a language, as data for the resolver.
 #[derive(Debug, Clone, Copy)]
 pub struct ScopeRules {
-    /// Each file is a module named by its path (Rust): symbols' full paths
-    /// start with the crate and module of their file.
-    pub files_are_modules: bool,
+    /// Each file is a module named by its path (Rust, Python): symbols'
+    /// full paths start with the module of their file.
+    pub modules: Modules,
     /// The path words for the crate root, the parent and the current module.
     pub root_word: Option<&'static str>,
     pub parent_word: Option<&'static str>,
@@ -143,11 +184,16 @@ pub struct ScopeRules {
 }
 
 impl ScopeRules {
+    /// Whether symbols' full paths start with their file's module.
+    pub fn files_are_modules(&self) -> bool {
+        self.modules != Modules::None
+    }
+
     /// Names resolve across the repository by name and enclosing scope, with
     /// no module paths (Python, Java, Go, TypeScript until imports are read).
     pub const fn by_name(members_inherit: bool) -> ScopeRules {
         ScopeRules {
-            files_are_modules: false,
+            modules: Modules::None,
             root_word: None,
             parent_word: None,
             current_word: None,
@@ -160,6 +206,9 @@ impl ScopeRules {
 /// declaration it belongs to).
 pub(crate) struct Found {
     pub at: usize,
+    /// Made by the code around the declaration that starts at `at` (a
+    /// decorator), not by that declaration.
+    pub around: bool,
     pub reference: Reference,
 }
 
@@ -173,6 +222,15 @@ pub(crate) struct RefWalker<'a> {
     /// How deep `type_of` is nested (a type read off a value may need the
     /// type of another value).
     pub typing_depth: std::cell::Cell<u8>,
+    /// What each class assigns to its instances' attributes, read once.
+    pub attributes: std::cell::RefCell<super::flow::AttributeValues>,
+    /// The byte range of the decorator being walked, and where the
+    /// declaration it decorates starts.
+    pub decorator: Option<(Range<usize>, usize)>,
+    /// The node being walked and its ancestors, root first.
+    pub ancestors: std::cell::RefCell<Vec<Node<'a>>>,
+    /// What each block binds, read once.
+    pub blocks: std::cell::RefCell<super::flow::Blocks>,
 }
 
 /// How many variables deep a receiver's type is followed (`let a = b;`).
@@ -183,33 +241,56 @@ fn line(node: Node<'_>) -> u32 {
 }
 
 impl<'a> RefWalker<'a> {
-    fn text(&self, node: Node<'_>) -> &'a str {
+    pub(crate) fn text(&self, node: Node<'_>) -> &'a str {
         &self.text[node.byte_range()]
     }
 
     /// Walks the whole tree (iteratively), skipping `ERROR` subtrees.
-    pub fn walk(&mut self, tree: &Tree) {
+    pub fn walk(&mut self, tree: &'a Tree) {
         let mut cursor = tree.walk();
+        self.ancestors.borrow_mut().clear();
+        self.ancestors.borrow_mut().push(cursor.node());
         'walk: loop {
             let node = cursor.node();
+            if self.spec.decorators.contains(&node.kind()) {
+                // Walked in order: what follows inside it is decorator code.
+                let decorated = self.up(node).map_or(node.start_byte(), |p| p.start_byte());
+                self.decorator = Some((node.byte_range(), decorated));
+            }
             let role = self.roles.get(node.kind_id() as usize).copied().flatten();
             if let Some(role) = role {
                 self.visit(node, role);
             }
             if !node.is_error() && cursor.goto_first_child() {
+                self.ancestors.borrow_mut().push(cursor.node());
                 continue;
             }
-            while !cursor.goto_next_sibling() {
+            loop {
+                if cursor.goto_next_sibling() {
+                    let mut stack = self.ancestors.borrow_mut();
+                    stack.pop();
+                    stack.push(cursor.node());
+                    break;
+                }
                 if !cursor.goto_parent() {
                     break 'walk;
                 }
+                self.ancestors.borrow_mut().pop();
             }
         }
     }
 
-    fn push(&mut self, node: Node<'_>, reference: Reference) {
+    pub(crate) fn push(&mut self, node: Node<'_>, reference: Reference) {
+        // A decorator's calls are made where the decorated declaration
+        // stands: owned by what holds the declaration.
+        let decorated = self
+            .decorator
+            .as_ref()
+            .filter(|(range, _)| range.contains(&node.start_byte()))
+            .map(|(_, at)| *at);
         self.refs.push(Found {
-            at: node.start_byte(),
+            at: decorated.unwrap_or(node.start_byte()),
+            around: decorated.is_some(),
             reference,
         });
     }
@@ -222,7 +303,7 @@ impl<'a> RefWalker<'a> {
         })
     }
 
-    fn visit(&mut self, node: Node<'_>, role: RefRole) {
+    fn visit(&mut self, node: Node<'a>, role: RefRole) {
         match role {
             RefRole::Call {
                 function,
@@ -231,8 +312,15 @@ impl<'a> RefWalker<'a> {
                 let Some(callee) = node.child_by_field_name(function) else {
                     return;
                 };
+                let args = node.child_by_field_name(arguments);
+                if let Some(flowed) = self.flow_call(node, callee) {
+                    for reference in flowed {
+                        let reference = self.with_arguments(reference, args);
+                        self.push(node, reference);
+                    }
+                    return;
+                }
                 if let Some((receiver, qualifier, name)) = self.split_name(callee) {
-                    let args = node.child_by_field_name(arguments);
                     let mut reference =
                         self.reference(RefKind::Call, receiver, qualifier, name, node);
                     reference.type_args = self.type_args(callee);
@@ -376,6 +464,137 @@ impl<'a> RefWalker<'a> {
                     });
                 }
             }
+            RefRole::CallsItsValue => {
+                let Some(expr) = node.named_child(0) else {
+                    return;
+                };
+                let is_call = matches!(
+                    self.roles.get(expr.kind_id() as usize).copied().flatten(),
+                    Some(RefRole::Call { .. })
+                );
+                if is_call {
+                    return;
+                }
+                let references = match self.flow_call(node, expr) {
+                    Some(flowed) => flowed,
+                    None => self
+                        .split_name(expr)
+                        .map(|(receiver, qualifier, name)| {
+                            self.reference(RefKind::Call, receiver, qualifier, name, node)
+                        })
+                        .into_iter()
+                        .collect(),
+                };
+                for mut reference in references {
+                    reference.args = Some(1);
+                    self.push(node, reference);
+                }
+            }
+            RefRole::Iterates { value, methods } => {
+                let Some(value) = node.child_by_field_name(value) else {
+                    return;
+                };
+                let ty = self.value_type(value).or_else(|| {
+                    if value.kind() == "identifier" {
+                        let name = self.text(value).trim();
+                        self.type_of(value, name)
+                            .or_else(|| self.flow_type(value, name))
+                    } else {
+                        let attribute = self.this_attribute(value)?;
+                        self.attribute_type(value, &attribute)
+                    }
+                });
+                let Some(ty) = ty else { return };
+                for method in methods {
+                    let mut reference = self.reference(
+                        RefKind::Call,
+                        Receiver::Typed,
+                        ty.clone(),
+                        (*method).to_owned(),
+                        value,
+                    );
+                    reference.args = Some(0);
+                    self.push(node, reference);
+                }
+            }
+            RefRole::Returns => {
+                let Some(value) = node.named_child(0) else {
+                    return;
+                };
+                if self.segments(value).is_none() {
+                    return;
+                }
+                if let Some((receiver, qualifier, name)) = self.split_name(value) {
+                    let reference =
+                        self.reference(RefKind::Returns, receiver, qualifier, name, node);
+                    self.push(node, reference);
+                }
+            }
+            RefRole::ImportModules => {
+                let mut cursor = node.walk();
+                let names: Vec<Node<'_>> =
+                    node.children_by_field_name("name", &mut cursor).collect();
+                for name in names {
+                    if let Some((path, alias)) = self.imported_name(name) {
+                        self.imports.push(Import {
+                            kind: ImportKind::Name,
+                            path,
+                            alias,
+                            line: line(node),
+                            owner: None,
+                        });
+                    }
+                }
+            }
+            RefRole::ImportFrom { module } => {
+                let Some(module) = node.child_by_field_name(module) else {
+                    return;
+                };
+                let mut base: Vec<String> = Vec::new();
+                if module.kind() == "relative_import" {
+                    let mut cursor = module.walk();
+                    for part in module.named_children(&mut cursor) {
+                        if part.kind() == "import_prefix" {
+                            let dots = self.text(part).chars().filter(|c| *c == '.').count();
+                            base.extend(std::iter::repeat_n(".".to_owned(), dots));
+                        } else if let Some(s) = self.dotted(part) {
+                            base.extend(s);
+                        }
+                    }
+                } else if let Some(s) = self.dotted(module) {
+                    base = s;
+                }
+                let mut cursor = node.walk();
+                if node
+                    .named_children(&mut cursor)
+                    .any(|c| c.kind() == "wildcard_import")
+                {
+                    self.imports.push(Import {
+                        kind: ImportKind::Glob,
+                        path: base,
+                        alias: None,
+                        line: line(node),
+                        owner: None,
+                    });
+                    return;
+                }
+                let mut cursor = node.walk();
+                let names: Vec<Node<'_>> =
+                    node.children_by_field_name("name", &mut cursor).collect();
+                for name in names {
+                    if let Some((tail, alias)) = self.imported_name(name) {
+                        let mut path = base.clone();
+                        path.extend(tail);
+                        self.imports.push(Import {
+                            kind: ImportKind::Name,
+                            path,
+                            alias,
+                            line: line(node),
+                            owner: None,
+                        });
+                    }
+                }
+            }
             RefRole::ExternCrate { name } => {
                 if let Some(n) = node.child_by_field_name(name) {
                     let alias = node
@@ -393,7 +612,32 @@ impl<'a> RefWalker<'a> {
         }
     }
 
-    fn reference(
+    /// A Python `dotted_name` as segments.
+    fn dotted(&self, node: Node<'_>) -> Option<Vec<String>> {
+        let parts: Vec<String> = self
+            .text(node)
+            .split('.')
+            .map(|p| p.trim().to_owned())
+            .collect();
+        parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .then_some(parts)
+    }
+
+    /// An imported name: `a.b` or `a.b as c`, as (segments, alias).
+    fn imported_name(&self, node: Node<'_>) -> Option<(Vec<String>, Option<String>)> {
+        if node.kind() == "aliased_import" {
+            let path = self.dotted(node.child_by_field_name("name")?)?;
+            let alias = node
+                .child_by_field_name("alias")
+                .map(|a| self.text(a).trim().to_owned());
+            return Some((path, alias));
+        }
+        Some((self.dotted(node)?, None))
+    }
+
+    pub(crate) fn reference(
         &self,
         kind: RefKind,
         receiver: Receiver,
@@ -412,6 +656,10 @@ impl<'a> RefWalker<'a> {
             args: None,
             arg_types: Vec::new(),
             line: line(node),
+            arg_names: Vec::new(),
+            flow: false,
+            returned: false,
+            param: None,
         }
     }
 
@@ -432,7 +680,7 @@ impl<'a> RefWalker<'a> {
         count.min(u8::MAX as usize) as u8
     }
 
-    fn with_arguments(&self, mut reference: Reference, args: Option<Node<'_>>) -> Reference {
+    fn with_arguments(&self, mut reference: Reference, args: Option<Node<'a>>) -> Reference {
         let Some(args) = args else {
             return reference;
         };
@@ -453,6 +701,9 @@ impl<'a> RefWalker<'a> {
             types.push(self.visible_type(value));
         }
         reference.args = Some(types.len() as u32);
+        if reference.kind == RefKind::Call {
+            reference.arg_names = self.argument_names(args);
+        }
         if types.iter().any(|t| !t.is_empty()) {
             reference.arg_types = types;
         }
@@ -515,7 +766,7 @@ impl<'a> RefWalker<'a> {
         }
     }
 
-    fn unwrap<'t>(&self, node: Node<'t>) -> Node<'t> {
+    pub(crate) fn unwrap<'t>(&self, node: Node<'t>) -> Node<'t> {
         let mut node = node;
         while let Some((_, field)) = self.spec.wrappers.iter().find(|(k, _)| *k == node.kind()) {
             let inner = match field {
@@ -539,7 +790,7 @@ impl<'a> RefWalker<'a> {
     }
 
     /// A callee as (receiver, qualifier segments, name).
-    fn split_name(&self, callee: Node<'_>) -> Option<(Receiver, Vec<String>, String)> {
+    pub(crate) fn split_name(&self, callee: Node<'a>) -> Option<(Receiver, Vec<String>, String)> {
         let callee = self.unwrap(callee);
         if callee.named_child_count() == 0 {
             let name = self.text(callee).trim();
@@ -583,7 +834,16 @@ impl<'a> RefWalker<'a> {
                 }
                 _ => None,
             };
-            if let Some(ty) = variable.and_then(|x| self.type_of(callee, x)) {
+            let plain = matches!(segments.as_deref(), Some([_]));
+            if let Some(ty) = variable.and_then(|x| {
+                self.type_of(callee, x).or_else(|| {
+                    if plain {
+                        self.flow_type(callee, x)
+                    } else {
+                        self.attribute_type(callee, x)
+                    }
+                })
+            }) {
                 return Some((Receiver::Typed, ty, name));
             }
             // A value that shows its type: `new Card().Go()`, `Store::open().add()`.
@@ -713,16 +973,25 @@ impl<'a> RefWalker<'a> {
     }
 
     /// The type a value shows: `new T(...)`, `T::new(...)`, `T { .. }`.
-    fn value_type(&self, value: Node<'_>) -> Option<Vec<String>> {
+    pub(crate) fn value_type(&self, value: Node<'_>) -> Option<Vec<String>> {
         let ty = self.visible_type(value);
         if !ty.is_empty() && !self.spec.literal_types.iter().any(|(_, t)| *t == ty) {
             return Some(vec![ty]);
+        }
+        let role = self.roles.get(value.kind_id() as usize).copied().flatten();
+        // `A()` where calling a type constructs it: a capitalized name.
+        if let (Some(_), Some(RefRole::Call { function, .. })) = (self.spec.calls_construct, role) {
+            let callee = value.child_by_field_name(function)?;
+            let segments = self.segments(callee)?;
+            let last = segments.last()?;
+            return last
+                .starts_with(|c: char| c.is_uppercase())
+                .then_some(segments);
         }
         // `T::new()`: a path call whose qualifier names a type.
         if !self.spec.path_calls_make_their_type {
             return None;
         }
-        let role = self.roles.get(value.kind_id() as usize).copied().flatten();
         if let Some(RefRole::Call { function, .. }) = role {
             let callee = self.unwrap(value.child_by_field_name(function)?);
             let (q, _, _) = self.path_form(callee.kind())?;
@@ -744,7 +1013,7 @@ impl<'a> RefWalker<'a> {
 
     /// A name or path as segments, generic arguments dropped; `None` for
     /// anything else (a call, an index, a literal).
-    fn segments(&self, node: Node<'_>) -> Option<Vec<String>> {
+    pub(crate) fn segments(&self, node: Node<'_>) -> Option<Vec<String>> {
         let node = self.unwrap(node);
         if node.named_child_count() == 0 {
             let text = self.text(node).trim();
@@ -1000,11 +1269,16 @@ pub(crate) fn assign_import_owners(imports: &mut [Import], lines: &[(u32, u32)])
 /// declarations' byte ranges in pre-order.
 pub(crate) fn assign_owners(found: Vec<Found>, ranges: &[Range<usize>]) -> Vec<Reference> {
     let mut refs = Vec::with_capacity(found.len());
-    for Found { at, mut reference } in found {
+    for Found {
+        at,
+        around,
+        mut reference,
+    } in found
+    {
         let before = ranges.partition_point(|r| r.start <= at);
         reference.owner = ranges[..before]
             .iter()
-            .rposition(|r| r.contains(&at))
+            .rposition(|r| r.contains(&at) && !(around && r.start == at))
             .map(|i| i as u32);
         refs.push(reference);
     }

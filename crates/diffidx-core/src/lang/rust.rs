@@ -1,6 +1,6 @@
 //! Rust (`.rs`): DESIGN.md §2.
 
-use super::refs::{Binding, GraphSpec, Qualifier, RefRole, ScopeRules};
+use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{LanguageSpec, Name, Role, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
@@ -154,8 +154,11 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         parameter_lists: &["parameters"],
         extension_word: None,
         path_calls_make_their_type: true,
+        calls_construct: None,
+        decorators: &[],
+        flow: None,
         scope: ScopeRules {
-            files_are_modules: true,
+            modules: Modules::Rust,
             root_word: Some("crate"),
             parent_word: Some("super"),
             current_word: Some("self"),

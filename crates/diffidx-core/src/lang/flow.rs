@@ -1,0 +1,579 @@
+//! Values that carry functions: what a call through a variable, a
+//! subscript, a parameter or a call's result can mean, read from the syntax
+//! of one file (`a = f; a()`, `d = {"k": f}; d["k"]()`, `def g(h): h()`,
+//! `f()()`).
+//!
+//! Why here and not in the resolver: a variable's value is only visible in
+//! the syntax around the call. The walker turns such a call into references
+//! to the names the value holds (marked [`Reference::flow`]), a call of a
+//! parameter into a [`RefKind::CallsParameter`] fact, and `return g` into a
+//! [`RefKind::Returns`] fact; the resolver joins those with call sites in
+//! any file. Only names are followed: a value built by other code
+//! (`h = make()`) is no function the syntax shows, unless `make` returns one.
+
+use tree_sitter::Node;
+
+use super::refs::RefWalker;
+use crate::codegraph::facts::{RefKind, Reference};
+
+/// How deep a variable's value is followed (`b = a; a = f`).
+const MAX_FLOW_DEPTH: u8 = 4;
+
+/// The syntax of values, per language (part of its `GraphSpec`).
+#[derive(Debug, Clone, Copy)]
+pub struct FlowSpec {
+    /// Kinds that hold statements (a module, a block): only there are
+    /// names assigned or declared.
+    pub blocks: &'static [&'static str],
+    /// `(kind, target field, value field)`: `a = v`; the kind may stand
+    /// in a statement of `statement` kind.
+    pub assignment: (&'static str, &'static str, &'static str),
+    pub statement: &'static str,
+    /// Sequences written or unpacked: `[f, g]`, `a, b = f, g`.
+    pub sequences: &'static [&'static str],
+    /// `(kind, pair kind, key field, value field)`: `{"k": f}`.
+    pub mapping: (&'static str, &'static str, &'static str, &'static str),
+    /// `(kind, value field, index field)`: `a[k]`.
+    pub subscript: (&'static str, &'static str, &'static str),
+    /// `(function kind, parameters field)`.
+    pub function: (&'static str, &'static str),
+    /// Parameter kinds and the field of their name (`None`: the first
+    /// named child); other kinds in a parameter list end the positions.
+    pub parameters: &'static [(&'static str, Option<&'static str>)],
+    /// `(kind, name field, value field)`: `f(x=g)`.
+    pub keyword_argument: (&'static str, &'static str, &'static str),
+    /// Kinds of literal keys and indexes a subscript may be matched by.
+    pub literals: &'static [&'static str],
+    /// Declarations in a function body, with the field of their name: a
+    /// call of that name there means the local one, no symbol.
+    pub definitions: &'static [(&'static str, &'static str)],
+    /// `(kind, field)` of a wrapper of a declaration (a decorated one).
+    pub wrapper: (&'static str, &'static str),
+    /// `(class kind, attribute kind, object field, name field)`: what a
+    /// class's methods assign to `self.x` is what `self.x` holds.
+    pub attributes: (&'static str, &'static str, &'static str, &'static str),
+}
+
+/// A byte range of a value: nodes are found again by it.
+type Span = (usize, usize);
+
+/// What the statements directly in one node (a block, a module) bind,
+/// read once per node: a lookup walks up the ancestors of a use and asks
+/// each, so a long module is read once rather than once per call.
+#[derive(Default)]
+pub(crate) struct BlockFacts {
+    /// `name = value`: per name, (statement start, value's byte range), in
+    /// source order.
+    assigned: std::collections::HashMap<String, Vec<(usize, Span)>>,
+    /// `name[key] = value`: per name, (statement start, key text, value's
+    /// byte range).
+    subscripted: std::collections::HashMap<String, Vec<(usize, String, Span)>>,
+    /// Functions and classes declared there.
+    defined: std::collections::HashSet<String>,
+}
+
+/// [`BlockFacts`] by node id.
+pub(crate) type Blocks = std::collections::HashMap<usize, std::rc::Rc<BlockFacts>>;
+
+/// Per class (by node id): each attribute its methods assign on the
+/// instance, with the byte ranges of the values.
+pub(crate) type AttributeValues =
+    std::collections::HashMap<usize, std::collections::HashMap<String, Vec<(usize, usize)>>>;
+
+impl<'a> RefWalker<'a> {
+    /// The parent of a node, from the walk's ancestors where it can:
+    /// `Node::parent` searches from the root, which costs as much as the
+    /// root has children (every statement of a long module).
+    pub(crate) fn up(&self, node: Node<'a>) -> Option<Node<'a>> {
+        let stack = self.ancestors.borrow();
+        if let Some(i) = stack.iter().rposition(|n| n.id() == node.id()) {
+            return i.checked_sub(1).map(|j| stack[j]);
+        }
+        // Below the node being walked: down from it.
+        let mut current = *stack
+            .iter()
+            .rev()
+            .find(|n| n.start_byte() <= node.start_byte() && node.end_byte() <= n.end_byte())?;
+        loop {
+            let next = current.child_with_descendant(node)?;
+            if next.id() == node.id() {
+                return Some(current);
+            }
+            current = next;
+        }
+    }
+
+    /// The references a call through a value means, if its callee is one
+    /// (`None`: an ordinary callee, referenced by its name).
+    pub(crate) fn flow_call(&self, call: Node<'a>, callee: Node<'a>) -> Option<Vec<Reference>> {
+        let flow = self.spec.flow.as_ref()?;
+        let callee = self.unwrap(callee);
+        let kind = callee.kind();
+        let values: Vec<Node<'a>> = if kind == "identifier" {
+            let name = self.text(callee).trim();
+            if self.defined_locally(callee, name) {
+                // A function nested in a function: no symbol to link.
+                return Some(Vec::new());
+            }
+            let values = self.values_of(callee, name, 0);
+            if values.is_empty() {
+                let (at, param) = self.param_position(callee, name)?;
+                let mut r = self.reference(
+                    RefKind::CallsParameter,
+                    crate::codegraph::facts::Receiver::Bare,
+                    Vec::new(),
+                    name.to_owned(),
+                    call,
+                );
+                r.param = Some(at);
+                let mut out = vec![r];
+                // `def f(g=h)`: `h` when no argument is passed.
+                let default = param.child_by_field_name("value");
+                if let Some(mut r) = default.and_then(|d| self.value_reference(call, d)) {
+                    r.flow = true;
+                    out.push(r);
+                }
+                return Some(out);
+            }
+            values
+        } else if kind == flow.subscript.0 {
+            let value = callee.child_by_field_name(flow.subscript.1)?;
+            let index = callee.child_by_field_name(flow.subscript.2);
+            if value.kind() != "identifier" {
+                return None;
+            }
+            self.elements_of(value, self.text(value).trim(), index)
+        } else if self.is_call(callee) {
+            // `f()()`: what `f` returns.
+            vec![callee]
+        } else if let Some(attribute) = self.this_attribute(callee) {
+            let values = self.attribute_values(callee, &attribute);
+            if values.is_empty() {
+                return None;
+            }
+            values
+        } else {
+            return None;
+        };
+        let mut out = Vec::new();
+        for value in values {
+            if let Some(mut r) = self.value_reference(call, value) {
+                r.flow = true;
+                out.push(r);
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    fn is_call(&self, node: Node<'a>) -> bool {
+        matches!(
+            self.roles.get(node.kind_id() as usize).copied().flatten(),
+            Some(super::refs::RefRole::Call { .. })
+        )
+    }
+
+    /// A reference to what a value names: a function by name, or what a
+    /// call returns.
+    fn value_reference(&self, call: Node<'a>, value: Node<'a>) -> Option<Reference> {
+        if self.is_call(value) {
+            let function = value.child_by_field_name("function")?;
+            let (receiver, qualifier, name) = self.split_name(function)?;
+            let mut r = self.reference(RefKind::Call, receiver, qualifier, name, call);
+            r.returned = true;
+            return Some(r);
+        }
+        self.segments(value)?;
+        let (receiver, qualifier, name) = self.split_name(value)?;
+        Some(self.reference(RefKind::Call, receiver, qualifier, name, call))
+    }
+
+    /// The values last assigned to `name` before `at`, in the nearest
+    /// block that assigns it, variables followed to their own values.
+    pub(crate) fn values_of(&self, at: Node<'a>, name: &str, depth: u8) -> Vec<Node<'a>> {
+        let Some(flow) = self.spec.flow.as_ref() else {
+            return Vec::new();
+        };
+        if depth >= MAX_FLOW_DEPTH {
+            return Vec::new();
+        }
+        let mut node = at;
+        while let Some(parent) = self.up(node) {
+            if !flow.blocks.contains(&parent.kind()) {
+                // A function's body does not see past its own parameters.
+                if parent.kind() == flow.function.0 && self.param_position(node, name).is_some() {
+                    return Vec::new();
+                }
+                node = parent;
+                continue;
+            }
+            let facts = self.block_facts(flow, parent);
+            let last = facts.assigned.get(name).and_then(|list| {
+                list.iter()
+                    .rev()
+                    .find(|(statement, _)| *statement < node.start_byte())
+            });
+            if let Some((_, (start, end))) = last {
+                let Some(value) = parent.descendant_for_byte_range(*start, *end) else {
+                    return Vec::new();
+                };
+                if value.kind() == "identifier" {
+                    let inner = self.text(value).trim();
+                    let further = self.values_of(value, inner, depth + 1);
+                    if !further.is_empty() {
+                        return further;
+                    }
+                }
+                return vec![value];
+            }
+            node = parent;
+        }
+        Vec::new()
+    }
+
+    /// The bindings of the statements directly in `parent`, read once.
+    fn block_facts(&self, flow: &FlowSpec, parent: Node<'a>) -> std::rc::Rc<BlockFacts> {
+        if let Some(facts) = self.blocks.borrow().get(&parent.id()) {
+            return std::rc::Rc::clone(facts);
+        }
+        let mut facts = BlockFacts::default();
+        let (kind, left, right) = flow.assignment;
+        let mut cursor = parent.walk();
+        for child in parent.named_children(&mut cursor) {
+            let declared = if child.kind() == flow.wrapper.0 {
+                child.child_by_field_name(flow.wrapper.1)
+            } else {
+                Some(child)
+            };
+            if let Some(declared) = declared {
+                for (k, field) in flow.definitions {
+                    if declared.kind() == *k {
+                        if let Some(n) = declared.child_by_field_name(field) {
+                            facts.defined.insert(self.text(n).trim().to_owned());
+                        }
+                    }
+                }
+            }
+            let assignment = if child.kind() == flow.statement {
+                child.named_child(0)
+            } else {
+                Some(child)
+            };
+            let Some(assignment) = assignment.filter(|a| a.kind() == kind) else {
+                continue;
+            };
+            // `a = b = v`: every target gets the innermost value.
+            let mut targets = Vec::new();
+            let mut current = assignment;
+            let value = loop {
+                targets.extend(current.child_by_field_name(left));
+                match current.child_by_field_name(right) {
+                    Some(v) if v.kind() == kind => current = v,
+                    other => break other,
+                }
+            };
+            let Some(value) = value else { continue };
+            let at = child.start_byte();
+            for target in targets {
+                if target.kind() == flow.subscript.0 {
+                    let (Some(name), Some(key)) = (
+                        target.child_by_field_name(flow.subscript.1),
+                        target.child_by_field_name(flow.subscript.2),
+                    ) else {
+                        continue;
+                    };
+                    facts
+                        .subscripted
+                        .entry(self.text(name).trim().to_owned())
+                        .or_default()
+                        .push((
+                            at,
+                            self.text(key).trim().to_owned(),
+                            (value.start_byte(), value.end_byte()),
+                        ));
+                    continue;
+                }
+                let mut pairs = Vec::new();
+                self.unpack(flow, target, value, &mut pairs);
+                for (name, v) in pairs {
+                    facts
+                        .assigned
+                        .entry(name)
+                        .or_default()
+                        .push((at, (v.start_byte(), v.end_byte())));
+                }
+            }
+        }
+        let facts = std::rc::Rc::new(facts);
+        self.blocks
+            .borrow_mut()
+            .insert(parent.id(), std::rc::Rc::clone(&facts));
+        facts
+    }
+
+    /// Each name `target` binds with the part of `value` it receives: `a,
+    /// (b, c) = f, (g, h)` gives `b` the `g`.
+    fn unpack(
+        &self,
+        flow: &FlowSpec,
+        target: Node<'a>,
+        value: Node<'a>,
+        out: &mut Vec<(String, Node<'a>)>,
+    ) {
+        if target.kind() == "identifier" {
+            out.push((self.text(target).trim().to_owned(), value));
+            return;
+        }
+        if !flow.sequences.contains(&target.kind()) || !flow.sequences.contains(&value.kind()) {
+            return;
+        }
+        let mut cursor = target.walk();
+        let targets: Vec<Node<'a>> = target.named_children(&mut cursor).collect();
+        let mut cursor = value.walk();
+        let values: Vec<Node<'a>> = value.named_children(&mut cursor).collect();
+        if targets.len() == values.len() {
+            for (t, v) in targets.into_iter().zip(values) {
+                self.unpack(flow, t, v, out);
+            }
+        }
+    }
+
+    /// Whether `name` is declared in a function body around `at` (a
+    /// nested function or class).
+    fn defined_locally(&self, at: Node<'a>, name: &str) -> bool {
+        let Some(flow) = self.spec.flow.as_ref() else {
+            return false;
+        };
+        let mut node = at;
+        let mut blocks = Vec::new();
+        while let Some(parent) = self.up(node) {
+            if parent.kind() == flow.function.0 {
+                return blocks
+                    .into_iter()
+                    .any(|b| self.block_facts(flow, b).defined.contains(name));
+            }
+            if flow.blocks.contains(&parent.kind()) {
+                blocks.push(parent);
+            }
+            node = parent;
+        }
+        false
+    }
+
+    /// `x` of `self.x`.
+    pub(crate) fn this_attribute(&self, node: Node<'a>) -> Option<String> {
+        let (_, kind, object, name) = self.spec.flow.as_ref()?.attributes;
+        if node.kind() != kind {
+            return None;
+        }
+        let object = self.text(node.child_by_field_name(object)?).trim();
+        if !self.spec.this_words.contains(&object) {
+            return None;
+        }
+        Some(self.text(node.child_by_field_name(name)?).trim().to_owned())
+    }
+
+    /// What the methods of the class around `at` assign to `self.<name>`.
+    pub(crate) fn attribute_values(&self, at: Node<'a>, name: &str) -> Vec<Node<'a>> {
+        let Some(flow) = self.spec.flow.as_ref() else {
+            return Vec::new();
+        };
+        let mut class = at;
+        while class.kind() != flow.attributes.0 {
+            match self.up(class) {
+                Some(p) => class = p,
+                None => return Vec::new(),
+            }
+        }
+        let mut cache = self.attributes.borrow_mut();
+        let map = cache
+            .entry(class.id())
+            .or_insert_with(|| self.scan_attributes(flow, class));
+        map.get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|(start, end)| class.descendant_for_byte_range(*start, *end))
+            .collect()
+    }
+
+    fn scan_attributes(
+        &self,
+        flow: &FlowSpec,
+        class: Node<'a>,
+    ) -> std::collections::HashMap<String, Vec<(usize, usize)>> {
+        let mut out: std::collections::HashMap<String, Vec<(usize, usize)>> =
+            std::collections::HashMap::new();
+        let (kind, left, right) = flow.assignment;
+        let mut stack: Vec<Node<'a>> = Vec::new();
+        let mut cursor = class.walk();
+        stack.extend(class.named_children(&mut cursor));
+        while let Some(node) = stack.pop() {
+            if node.kind() == flow.attributes.0 {
+                continue; // a nested class has its own `self`
+            }
+            if node.kind() == kind {
+                let target = node.child_by_field_name(left);
+                let mut value = node.child_by_field_name(right);
+                while let Some(v) = value.filter(|v| v.kind() == kind) {
+                    value = v.child_by_field_name(right);
+                }
+                if let (Some(attribute), Some(value)) =
+                    (target.and_then(|t| self.this_attribute(t)), value)
+                {
+                    out.entry(attribute)
+                        .or_default()
+                        .push((value.start_byte(), value.end_byte()));
+                }
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+        out
+    }
+
+    /// The type a variable's value shows (`a, b = A(), B()`: `a` is `A`).
+    pub(crate) fn flow_type(&self, at: Node<'a>, name: &str) -> Option<Vec<String>> {
+        self.values_of(at, name, 0)
+            .into_iter()
+            .find_map(|v| self.value_type(v))
+    }
+
+    /// The type `self.<name>` is given by an assignment in the class.
+    pub(crate) fn attribute_type(&self, at: Node<'a>, name: &str) -> Option<Vec<String>> {
+        self.attribute_values(at, name)
+            .into_iter()
+            .find_map(|v| self.value_type(v))
+    }
+
+    /// What `name[index]` can hold: the element of a sequence or mapping
+    /// literal assigned to `name` (the one the literal index names, else
+    /// each), and what `name[index] = v` statements before put there.
+    fn elements_of(&self, at: Node<'a>, name: &str, index: Option<Node<'a>>) -> Vec<Node<'a>> {
+        let Some(flow) = self.spec.flow.as_ref() else {
+            return Vec::new();
+        };
+        let literal = index
+            .filter(|i| flow.literals.contains(&i.kind()))
+            .map(|i| self.text(i).trim().to_owned());
+        let mut out = Vec::new();
+        let mut assigned = Vec::new();
+        for container in self.values_of(at, name, 0) {
+            if flow.sequences.contains(&container.kind()) {
+                let mut cursor = container.walk();
+                let items: Vec<Node<'a>> = container.named_children(&mut cursor).collect();
+                match literal.as_deref().and_then(|l| l.parse::<usize>().ok()) {
+                    Some(i) => out.extend(items.get(i).copied()),
+                    None => out.extend(items),
+                }
+            } else if container.kind() == flow.mapping.0 {
+                let (_, pair, key, value) = flow.mapping;
+                let mut cursor = container.walk();
+                for p in container.named_children(&mut cursor) {
+                    if p.kind() != pair {
+                        continue;
+                    }
+                    let k = p.child_by_field_name(key).map(|k| self.text(k).trim());
+                    if literal.as_deref().is_none_or(|l| k == Some(l)) {
+                        out.extend(p.child_by_field_name(value));
+                    }
+                }
+            }
+        }
+        // `name[k] = v` in the statements before the call, in the nearest
+        // block that has any.
+        let mut node = at;
+        while let Some(parent) = self.up(node) {
+            if assigned.is_empty() && flow.blocks.contains(&parent.kind()) {
+                let facts = self.block_facts(flow, parent);
+                for (statement, key, (start, end)) in
+                    facts.subscripted.get(name).into_iter().flatten()
+                {
+                    if *statement < node.start_byte() && literal.as_ref().is_none_or(|l| l == key) {
+                        assigned.extend(parent.descendant_for_byte_range(*start, *end));
+                    }
+                }
+            }
+            node = parent;
+        }
+        // A literal key's last assignment replaces what the literal held.
+        match (literal.is_some(), assigned.last()) {
+            (true, Some(last)) => vec![*last],
+            _ => {
+                out.extend(assigned);
+                out
+            }
+        }
+    }
+
+    /// The position of `name` among the parameters of the function around
+    /// `at` that a call site passes (`self`/`cls` first not counted).
+    fn param_position(&self, at: Node<'a>, name: &str) -> Option<(u32, Node<'a>)> {
+        let flow = self.spec.flow.as_ref()?;
+        let mut node = at;
+        let function = loop {
+            let parent = self.up(node)?;
+            if parent.kind() == flow.function.0 {
+                break parent;
+            }
+            node = parent;
+        };
+        let params = function.child_by_field_name(flow.function.1)?;
+        let mut cursor = params.walk();
+        let mut position = 0u32;
+        for (i, p) in params.named_children(&mut cursor).enumerate() {
+            let (_, field) = flow.parameters.iter().find(|(k, _)| *k == p.kind())?;
+            let id = match field {
+                Some(f) => p.child_by_field_name(f),
+                None if p.kind() == "identifier" => Some(p),
+                None => p.named_child(0),
+            }?;
+            let text = self.text(id).trim();
+            if i == 0 && self.spec.this_words.contains(&text) {
+                continue;
+            }
+            if text == name {
+                return Some((position, p));
+            }
+            position += 1;
+        }
+        None
+    }
+
+    /// What each argument names: the name, `key=name` for a keyword, or
+    /// empty.
+    pub(crate) fn argument_names(&self, args: Node<'a>) -> Vec<String> {
+        let Some(flow) = self.spec.flow.as_ref() else {
+            return Vec::new();
+        };
+        let mut cursor = args.walk();
+        let mut out = Vec::new();
+        for arg in args.named_children(&mut cursor) {
+            if arg.kind().ends_with("comment") {
+                continue;
+            }
+            let (kind, key, value) = flow.keyword_argument;
+            let named = if arg.kind() == kind {
+                match (arg.child_by_field_name(key), arg.child_by_field_name(value)) {
+                    (Some(k), Some(v)) => self
+                        .segments(v)
+                        .map(|s| format!("{}={}", self.text(k).trim(), s.join("."))),
+                    _ => None,
+                }
+            } else if arg.kind() == "identifier" {
+                // A variable passes what it holds.
+                let name = self.text(arg).trim();
+                let held = self.values_of(arg, name, 0);
+                held.into_iter()
+                    .find_map(|v| self.segments(v))
+                    .or_else(|| self.segments(arg))
+                    .map(|s| s.join("."))
+            } else {
+                self.segments(arg).map(|s| s.join("."))
+            };
+            out.push(named.unwrap_or_default());
+        }
+        if out.iter().all(String::is_empty) {
+            out.clear();
+        }
+        out
+    }
+}
