@@ -21,8 +21,12 @@
 //! writes each edge (level, caller, callee, call site) for a reading.
 //!
 //! `BENCH_CALLGRAPH_PYCG` is a checkout or a bare clone of the PyCG
-//! repository (no benchmark data is kept in this project); without it the
-//! bench says so and stops. `BENCH_CALLGRAPH_SHOW=1` prints each case's
+//! repository, `BENCH_CALLGRAPH_JARVIS` one of Jarvis's site
+//! (`pythonJaRvis/pythonJaRvis.github.io`: its micro-benchmark, code in
+//! `Jarvis/dataset/micro_benchmark`, truth in `Jarvis/ground_truth/...`, in
+//! PyCG's format); no benchmark data is kept in this project. Only the
+//! micro-benchmarks are read: Jarvis's macro-benchmark is left for
+//! independent checking. `BENCH_CALLGRAPH_SHOW=1` prints each case's
 //! missed and wrong edges.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -58,19 +62,48 @@ fn main() {
     if let Ok(tree) = std::env::var("BENCH_CALLGRAPH_TREE") {
         measure_tree(Path::new(&tree));
     }
-    let Ok(source) = std::env::var("BENCH_CALLGRAPH_PYCG") else {
+    let mut any = false;
+    if let Ok(source) = std::env::var("BENCH_CALLGRAPH_PYCG") {
+        let root = checkout(Path::new(&source), &["micro-benchmark"]);
+        let snippets = root.join("micro-benchmark/snippets");
+        score(
+            "PyCG micro-benchmark",
+            &root,
+            read_cases(&snippets, &snippets),
+        );
+        any = true;
+    }
+    if let Ok(source) = std::env::var("BENCH_CALLGRAPH_JARVIS") {
+        let root = checkout(
+            Path::new(&source),
+            &[
+                "Jarvis/dataset/micro_benchmark",
+                "Jarvis/ground_truth/micro_benchmark",
+            ],
+        );
+        let cases = read_cases(
+            &root.join("Jarvis/dataset/micro_benchmark"),
+            &root.join("Jarvis/ground_truth/micro_benchmark"),
+        );
+        score("Jarvis micro-benchmark", &root, cases);
+        any = true;
+    }
+    if !any {
         println!(
             "callgraph: set BENCH_CALLGRAPH_PYCG to a checkout or bare clone of \
-             github.com/vitsalis/PyCG (its micro-benchmark is the ground truth)"
+             github.com/vitsalis/PyCG, BENCH_CALLGRAPH_JARVIS to one of \
+             github.com/pythonJaRvis/pythonJaRvis.github.io (their micro-benchmarks are the \
+             ground truth)"
         );
-        return;
-    };
-    let root = checkout(Path::new(&source));
-    let commit = git_head(&root);
-    let cases = read_cases(&root.join("micro-benchmark/snippets"));
+    }
+}
+
+/// Scores every case and prints the tables.
+fn score(title: &str, root: &Path, cases: Vec<Case>) {
+    let commit = git_head(root);
     let show = std::env::var("BENCH_CALLGRAPH_SHOW").is_ok_and(|v| v == "1");
     println!(
-        "PyCG micro-benchmark at {commit}: {} cases, {} edges between the cases' own code",
+        "\n# {title} at {commit}: {} cases, {} edges between the cases' own code",
         cases.len(),
         cases.iter().map(|c| c.truth.len()).sum::<usize>()
     );
@@ -243,20 +276,31 @@ fn peak_mib() -> u64 {
         .map_or(0, |kb| kb / 1024)
 }
 
-/// The repository's files: `source` itself if it is a checkout, else a
-/// clone of it in a temporary directory kept for the run.
-fn checkout(source: &Path) -> PathBuf {
-    if source.join("micro-benchmark").is_dir() {
+/// The repository's files: `source` itself if it is a checkout, else the
+/// directories `wanted` checked out of a clone of it in a temporary
+/// directory (a snapshot may lack blobs the bench does not read).
+fn checkout(source: &Path, wanted: &[&str]) -> PathBuf {
+    if wanted.iter().all(|w| source.join(w).is_dir()) {
         return source.to_owned();
     }
-    let dir = std::env::temp_dir().join(format!("diffidx-callgraph-{}", std::process::id()));
-    let status = Command::new("git")
-        .args(["clone", "--quiet"])
-        .arg(source)
-        .arg(&dir)
-        .status()
-        .expect("git");
-    assert!(status.success(), "git clone {} failed", source.display());
+    let name = source
+        .to_string_lossy()
+        .replace(|c: char| !c.is_alphanumeric(), "_");
+    let dir = std::env::temp_dir().join(format!("diffidx-callgraph-{name}-{}", std::process::id()));
+    let git = |args: &[&str], at: Option<&Path>| {
+        let mut command = Command::new("git");
+        command.args(args);
+        if let Some(at) = at {
+            command.current_dir(at);
+        }
+        let status = command.status().expect("git");
+        assert!(status.success(), "git {args:?} failed");
+    };
+    let (from, to) = (source.to_string_lossy(), dir.to_string_lossy());
+    git(&["clone", "--quiet", "--no-checkout", &from, &to], None);
+    let mut args = vec!["checkout", "--quiet", "HEAD", "--"];
+    args.extend(wanted);
+    git(&args, Some(&dir));
     dir
 }
 
@@ -269,15 +313,18 @@ fn git_head(dir: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-fn read_cases(snippets: &Path) -> Vec<Case> {
+/// The cases under `code` (`<category>/<case>/*.py`), each with the
+/// `callgraph.json` at the same place under `truth`.
+fn read_cases(code: &Path, truth: &Path) -> Vec<Case> {
     let mut cases = Vec::new();
-    let mut categories: Vec<PathBuf> = list(snippets).into_iter().filter(|p| p.is_dir()).collect();
+    let mut categories: Vec<PathBuf> = list(code).into_iter().filter(|p| p.is_dir()).collect();
     categories.sort();
     for category in categories {
         let mut dirs: Vec<PathBuf> = list(&category).into_iter().filter(|p| p.is_dir()).collect();
         dirs.sort();
         for dir in dirs {
-            let Ok(json) = std::fs::read_to_string(dir.join("callgraph.json")) else {
+            let rel = dir.strip_prefix(code).unwrap();
+            let Ok(json) = std::fs::read_to_string(truth.join(rel).join("callgraph.json")) else {
                 continue;
             };
             let graph: BTreeMap<String, Vec<String>> =

@@ -42,3 +42,14 @@ pub fn code_graph_enabled(repo: &Repo) -> bool {
     let off = |v: &str| matches!(v.trim(), "off" | "false" | "0" | "no");
     !repo.config_string("diffidx.graph").is_some_and(|v| off(&v))
 }
+
+/// Threads the differ (and the graph's fact reads) may use: two where there
+/// are two cores (the writer shares them; more would only wait on it),
+/// `DIFFIDX_DIFF_THREADS` if set.
+pub(crate) fn diff_threads() -> usize {
+    std::env::var("DIFFIDX_DIFF_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .min(2)
+}

@@ -595,3 +595,27 @@ fn a_changed_return_or_parameter_call_rederives_its_callers() {
     let out = affected(&old, &new, &changed);
     assert!(out.contains("src/app.py"), "{out:?}");
 }
+
+#[test]
+fn a_python_parameter_hides_the_function_of_its_name() {
+    let e = edges(&tree(&[(
+        "app.py",
+        "def fixture():\n    pass\n\ndef test(fixture):\n    items.extend(fixture)\n    fixture()\n\ndef direct():\n    items.extend(fixture)\n",
+    )]));
+    // Passed to an outside callee: the module's function where no
+    // parameter hides it.
+    has(&e, "direct -CALLS/scoped-> fixture");
+    lacks(&e, "test -CALLS");
+}
+
+#[test]
+fn a_python_import_rebinds_a_name_that_held_a_function() {
+    let e = edges(&tree(&[
+        ("lib.py", "def chosen():\n    pass\n\np = chosen\n"),
+        (
+            "app.py",
+            "def local():\n    pass\n\np = local\nfrom lib import p\n\np()\n",
+        ),
+    ]));
+    lacks(&e, "<module> -CALLS/scoped-> local");
+}

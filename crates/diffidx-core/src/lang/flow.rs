@@ -25,6 +25,9 @@ pub struct FlowSpec {
     /// Kinds that hold statements (a module, a block): only there are
     /// names assigned or declared.
     pub blocks: &'static [&'static str],
+    /// Import statements: the names they bind (field `name`, an alias's
+    /// `alias`) hold no value this walker can follow from then on.
+    pub imports: &'static [&'static str],
     /// `(kind, target field, value field)`: `a = v`; the kind may stand
     /// in a statement of `statement` kind.
     pub assignment: (&'static str, &'static str, &'static str),
@@ -213,6 +216,10 @@ impl<'a> RefWalker<'a> {
                     .find(|(statement, _)| *statement < node.start_byte())
             });
             if let Some((_, (start, end))) = last {
+                if start == end {
+                    // Rebound by an import: a name to resolve, no value.
+                    return Vec::new();
+                }
                 let Some(value) = parent.descendant_for_byte_range(*start, *end) else {
                     return Vec::new();
                 };
@@ -252,6 +259,28 @@ impl<'a> RefWalker<'a> {
                         }
                     }
                 }
+            }
+            if flow.imports.contains(&child.kind()) {
+                let mut cursor = child.walk();
+                for name in child.children_by_field_name("name", &mut cursor) {
+                    let local = match name.child_by_field_name("alias") {
+                        Some(alias) => self.text(alias).trim(),
+                        None => {
+                            let dotted = self.text(name).trim();
+                            if child.kind() == flow.imports[0] {
+                                dotted.split('.').next().unwrap_or(dotted)
+                            } else {
+                                dotted.rsplit('.').next().unwrap_or(dotted)
+                            }
+                        }
+                    };
+                    facts
+                        .assigned
+                        .entry(local.to_owned())
+                        .or_default()
+                        .push((child.start_byte(), (0, 0)));
+                }
+                continue;
             }
             let assignment = if child.kind() == flow.statement {
                 child.named_child(0)
@@ -559,13 +588,19 @@ impl<'a> RefWalker<'a> {
                     _ => None,
                 }
             } else if arg.kind() == "identifier" {
-                // A variable passes what it holds.
+                // A variable passes what it holds; a parameter, what a
+                // caller gave (no name here).
                 let name = self.text(arg).trim();
                 let held = self.values_of(arg, name, 0);
-                held.into_iter()
-                    .find_map(|v| self.segments(v))
-                    .or_else(|| self.segments(arg))
-                    .map(|s| s.join("."))
+                if !held.is_empty() {
+                    held.into_iter()
+                        .find_map(|v| self.segments(v))
+                        .map(|s| s.join("."))
+                } else if self.param_position(arg, name).is_some() {
+                    None
+                } else {
+                    Some(name.to_owned())
+                }
             } else {
                 self.segments(arg).map(|s| s.join("."))
             };

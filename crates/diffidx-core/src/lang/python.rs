@@ -126,6 +126,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         decorators: &["decorator"],
         flow: Some(FlowSpec {
             blocks: &["module", "block"],
+            // `import a.b` binds `a`; `from m import a.b`, the last part.
+            imports: &["import_statement", "import_from_statement"],
             assignment: ("assignment", "left", "right"),
             statement: "expression_statement",
             sequences: &[

@@ -104,7 +104,7 @@ pub fn update(
             .iter()
             .map(|s| (s.path.as_str(), s.blob.as_str()))
             .collect();
-        let read = fact_files.read_many(&wanted, crate::index::diff_threads());
+        let read = fact_files.read_many(&wanted, crate::settings::diff_threads());
         for (stored, facts) in state.sources.iter().zip(read) {
             let (Some(language), Some(facts)) = (Language::from_name(&stored.language), facts)
             else {
@@ -291,7 +291,7 @@ fn facts_of(
     let mut read = diffidx_core::differ::parallel::file_facts(
         differ,
         &unparsed,
-        crate::index::diff_threads(),
+        crate::settings::diff_threads(),
     )?
     .into_iter();
     for facts in known.iter_mut().filter(|f| f.is_none()) {

@@ -387,7 +387,7 @@ fn diff_and_write(
     } else {
         notes.repo().share()
     };
-    let threads = diff_threads();
+    let threads = crate::settings::diff_threads();
     report.diff_threads = threads;
     let files = graph_files(notes.repo());
     let facts_of = files
@@ -448,16 +448,6 @@ fn graph_files(repo: &Repo) -> Option<(ObjectId, Vec<diffidx_core::git::FileSide
     }
     let head = repo.resolve_commit("HEAD").ok()?;
     Some((head, crate::codegraph::source_files(repo, head).ok()?))
-}
-
-/// Threads the differ may use: two where there are two cores (the writer
-/// shares them; more would only wait on it), `DIFFIDX_DIFF_THREADS` if set.
-pub(crate) fn diff_threads() -> usize {
-    std::env::var("DIFFIDX_DIFF_THREADS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .min(2)
 }
 
 /// Where the note of a diffed commit comes from.
