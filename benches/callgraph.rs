@@ -183,19 +183,7 @@ fn measure_tree(root: &Path) {
     }
     let mut extractor = Extractor::new().expect("grammars");
     let start = std::time::Instant::now();
-    let mut tree = BTreeMap::new();
-    for (path, text) in &files {
-        let language = Language::from_path(path).unwrap();
-        if let Some(facts) = extractor.extract_facts(language, text, None).facts {
-            tree.insert(
-                path.clone(),
-                SourceFile {
-                    language,
-                    facts: Arc::new(facts),
-                },
-            );
-        }
-    }
+    let tree = source_tree(&mut extractor, &files);
     let parsed = start.elapsed();
     let start = std::time::Instant::now();
     let index = DefIndex::new(&tree);
@@ -262,6 +250,25 @@ fn measure_tree(root: &Path) {
          {} references unresolved\n",
         per_level[0], per_level[1], per_level[2], per_level[3], from_modules, unresolved
     );
+}
+
+/// The graph's input for `files` (path, text): each file of a language the
+/// core reads, with its facts.
+fn source_tree(
+    extractor: &mut Extractor,
+    files: &[(String, String)],
+) -> BTreeMap<String, SourceFile> {
+    let mut tree = BTreeMap::new();
+    for (path, text) in files {
+        let Some(language) = Language::from_path(path) else {
+            continue;
+        };
+        if let Some(facts) = extractor.extract_facts(language, text, None).facts {
+            let facts = Arc::new(facts);
+            tree.insert(path.clone(), SourceFile { language, facts });
+        }
+    }
+    tree
 }
 
 /// The process's peak resident memory (Linux), in MiB.
@@ -395,21 +402,7 @@ fn module_name(path: &str) -> String {
 }
 
 fn resolve_case(extractor: &mut Extractor, case: &Case) -> Found {
-    let mut tree = BTreeMap::new();
-    for (path, text) in &case.files {
-        let language = Language::from_path(path).expect("python");
-        let facts = extractor
-            .extract_facts(language, text, None)
-            .facts
-            .expect("facts");
-        tree.insert(
-            path.clone(),
-            SourceFile {
-                language,
-                facts: Arc::new(facts),
-            },
-        );
-    }
+    let tree = source_tree(extractor, &case.files);
     // Every node's id, by PyCG's name for it.
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     let mut classes: BTreeSet<String> = BTreeSet::new();

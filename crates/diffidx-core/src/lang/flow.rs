@@ -510,8 +510,8 @@ impl<'a> RefWalker<'a> {
         // `name[k] = v` in the statements before the call, in the nearest
         // block that has any.
         let mut node = at;
-        while let Some(parent) = self.up(node) {
-            if assigned.is_empty() && flow.blocks.contains(&parent.kind()) {
+        while let (true, Some(parent)) = (assigned.is_empty(), self.up(node)) {
+            if flow.blocks.contains(&parent.kind()) {
                 let facts = self.block_facts(flow, parent);
                 for (statement, key, (start, end)) in
                     facts.subscripted.get(name).into_iter().flatten()

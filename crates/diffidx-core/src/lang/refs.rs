@@ -530,22 +530,7 @@ impl<'a> RefWalker<'a> {
                     self.push(node, reference);
                 }
             }
-            RefRole::ImportModules => {
-                let mut cursor = node.walk();
-                let names: Vec<Node<'_>> =
-                    node.children_by_field_name("name", &mut cursor).collect();
-                for name in names {
-                    if let Some((path, alias)) = self.imported_name(name) {
-                        self.imports.push(Import {
-                            kind: ImportKind::Name,
-                            path,
-                            alias,
-                            line: line(node),
-                            owner: None,
-                        });
-                    }
-                }
-            }
+            RefRole::ImportModules => self.imported_names(node, &[]),
             RefRole::ImportFrom { module } => {
                 let Some(module) = node.child_by_field_name(module) else {
                     return;
@@ -578,22 +563,7 @@ impl<'a> RefWalker<'a> {
                     });
                     return;
                 }
-                let mut cursor = node.walk();
-                let names: Vec<Node<'_>> =
-                    node.children_by_field_name("name", &mut cursor).collect();
-                for name in names {
-                    if let Some((tail, alias)) = self.imported_name(name) {
-                        let mut path = base.clone();
-                        path.extend(tail);
-                        self.imports.push(Import {
-                            kind: ImportKind::Name,
-                            path,
-                            alias,
-                            line: line(node),
-                            owner: None,
-                        });
-                    }
-                }
+                self.imported_names(node, &base);
             }
             RefRole::ExternCrate { name } => {
                 if let Some(n) = node.child_by_field_name(name) {
@@ -623,6 +593,25 @@ impl<'a> RefWalker<'a> {
             .iter()
             .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'))
             .then_some(parts)
+    }
+
+    /// One import per name in the `name` fields of `node`, each under `base`.
+    fn imported_names(&mut self, node: Node<'_>, base: &[String]) {
+        let mut cursor = node.walk();
+        let names: Vec<Node<'_>> = node.children_by_field_name("name", &mut cursor).collect();
+        for name in names {
+            if let Some((tail, alias)) = self.imported_name(name) {
+                let mut path = base.to_vec();
+                path.extend(tail);
+                self.imports.push(Import {
+                    kind: ImportKind::Name,
+                    path,
+                    alias,
+                    line: line(node),
+                    owner: None,
+                });
+            }
+        }
     }
 
     /// An imported name: `a.b` or `a.b as c`, as (segments, alias).
