@@ -175,6 +175,9 @@ pub fn pr_comment(data: &[u8]) {
                     resolution: "scoped".into(),
                 })
                 .collect(),
+            // Names from the input, in code spans like the rest.
+            unresolved_calls: 1,
+            unresolved_names: deltas.iter().take(3).map(|d| d.qualname.clone()).collect(),
         }),
     };
     let body = render(&change, 8_000);
@@ -226,6 +229,7 @@ fn is_impact_heading(html: &str) -> bool {
     else {
         return false;
     };
+    let inner = inner.strip_prefix("at least ").unwrap_or(inner);
     let words: Vec<&str> = inner.split(' ').collect();
     matches!(
         words.as_slice(),

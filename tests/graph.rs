@@ -420,6 +420,63 @@ fn python_calls_and_bases_reach_the_graph() {
     assert_equal_to_fresh_build(&repo);
 }
 
+/// Calls that match no declaration make a caller count a lower bound: a
+/// deleted function still called, a method called on a module from outside.
+#[test]
+fn callers_are_a_lower_bound_when_calls_match_nothing() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "shop/util.py",
+        "def helper(x):\n    return x\n\ndef other():\n    return 2\n",
+    );
+    repo.write(
+        "shop/cart.py",
+        "from shop.util import helper\n\ndef total():\n    return helper(1)\n",
+    );
+    repo.commit("shop");
+    succeeded(&repo.diffidx(&["index"]));
+    let known = json(&repo, &["graph", "total", "--callers", "--json"]);
+    assert!(known.get("unresolved_calls").is_none(), "{known}");
+    let text = repo.ok(&["graph", "total", "--callers"]);
+    assert!(text.contains("callers (0):"), "{text}");
+
+    repo.write("shop/util.py", "def other():\n    return 2\n");
+    repo.write(
+        "shop/api.py",
+        "import payments\n\ndef pay():\n    return payments.total()\n",
+    );
+    repo.commit("drop helper; call a total from outside");
+    succeeded(&repo.diffidx(&["index"]));
+
+    // The deleted helper reaches nothing, yet cart.py still calls it.
+    let answer = json(&repo, &["impact", "HEAD", "--json"]);
+    assert_eq!(
+        answer["unresolved_calls"],
+        serde_json::json!([{"name": "helper", "qualified": 0, "bare": 1, "files": 1}]),
+        "{answer}"
+    );
+    let text = repo.ok(&["impact", "HEAD"]);
+    assert!(text.contains("(at least 0 symbols in 0 files):"), "{text}");
+    assert!(
+        text.contains(
+            "+ 1 call named helper, in 1 file, matched no declaration \
+             (1 by bare names not in scope); some may be callers"
+        ),
+        "{text}"
+    );
+    // `payments.total()` may call `total`: the answer says so.
+    let answer = json(&repo, &["graph", "total", "--callers", "--json"]);
+    assert_eq!(
+        answer["unresolved_calls"],
+        serde_json::json!([{"name": "total", "qualified": 1, "bare": 0, "files": 1}]),
+        "{answer}"
+    );
+    let text = repo.ok(&["graph", "total", "--callers"]);
+    assert!(text.contains("callers (at least 0):"), "{text}");
+    assert!(text.contains("1 on receivers of unknown type"), "{text}");
+    assert_equal_to_fresh_build(&repo);
+}
+
 #[test]
 fn java_calls_constructors_and_bases_reach_the_graph() {
     let mut repo = TestRepo::new();

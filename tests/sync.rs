@@ -778,7 +778,8 @@ fn the_code_graph_is_pushed_with_the_stores_rows_and_replaced_when_it_changes() 
     repo.write(
         "src/Pay.cs",
         "namespace Pay { interface ICharge { void Go(); } \
-         class Card : ICharge { public void Go() { Check(); Log(); } void Check() { } void Log() { } } }\n",
+         class Card : ICharge { public void Go() { Check(); Log(); } \
+         void Check() { System.Console.WriteLine(1); } void Log() { } } }\n",
     );
     repo.write(
         "src/Shop.cs",
@@ -814,6 +815,14 @@ fn the_code_graph_is_pushed_with_the_stores_rows_and_replaced_when_it_changes() 
         );
         assert_eq!(found, n, "{label} {rel}");
     }
+    // The call that matched nothing goes too, counted by name.
+    let unresolved = count(
+        &server,
+        &db,
+        "MATCH (u:UnresolvedCall {name: 'WriteLine', path: 'src/Pay.cs'}) \
+         WHERE u.qualified = 1 AND u.bare = 0 RETURN count(u) AS n",
+    );
+    assert_eq!(unresolved, 1);
 
     // Pushed again: nothing to send.
     let again = with_neo4j(&repo, &server, &db, &server.password, &["push"]);

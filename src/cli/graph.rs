@@ -5,7 +5,7 @@ use diffidx_core::codegraph::Resolution;
 use diffidx_core::symbol::display_name;
 use diffidx_lib::api::GraphParams;
 use diffidx_lib::codegraph::Reached;
-use diffidx_lib::store::codegraph::TreeSymbolRow;
+use diffidx_lib::store::codegraph::{TreeSymbolRow, UnresolvedCallCount};
 
 use super::pager::print_paged;
 use super::util::{terminal_safe, Context};
@@ -113,9 +113,14 @@ pub fn run(ctx: &Context, args: &GraphArgs) -> anyhow::Result<()> {
             _ => query.inherits,
         };
         if asked {
-            out.push_str(&format!("{title} ({}):\n", reached.len()));
+            let unknown = title == "callers" && !answer.unresolved_calls.is_empty();
+            let at_least = if unknown { "at least " } else { "" };
+            out.push_str(&format!("{title} ({at_least}{}):\n", reached.len()));
             for r in reached {
                 out.push_str(&reached_line(r));
+            }
+            if unknown {
+                out.push_str(&lower_bound_line(&answer.unresolved_calls));
             }
         }
     }
@@ -145,6 +150,34 @@ fn unresolved_note(s: &TreeSymbolRow) -> String {
         1 => "  (1 call outside the repository or unresolved)".into(),
         n => format!("  ({n} calls outside the repository or unresolved)"),
     }
+}
+
+/// Why a caller count is a lower bound: `  + 14 calls named bar, in 6
+/// files, matched no declaration (9 on receivers of unknown type, 5 by bare
+/// names not in scope); some may be callers`.
+pub fn lower_bound_line(unresolved: &[UnresolvedCallCount]) -> String {
+    let sum = |f: fn(&UnresolvedCallCount) -> u64| unresolved.iter().map(f).sum::<u64>();
+    let (qualified, bare, files) = (sum(|u| u.qualified), sum(|u| u.bare), sum(|u| u.files));
+    let names: Vec<String> = unresolved
+        .iter()
+        .map(|u| terminal_safe(&u.name).into_owned())
+        .collect();
+    let mut why = Vec::new();
+    if qualified > 0 {
+        why.push(format!("{qualified} on receivers of unknown type"));
+    }
+    if bare > 0 {
+        why.push(format!("{bare} by bare names not in scope"));
+    }
+    let s = |n: u64| if n == 1 { "" } else { "s" };
+    format!(
+        "  + {} call{} named {}, in {files} file{}, matched no declaration ({}); some may be callers\n",
+        qualified + bare,
+        s(qualified + bare),
+        names.join(" or "),
+        s(files),
+        why.join(", "),
+    )
 }
 
 /// `  1  Foo.Bar(int)  src/Foo.cs:12  scoped` (with the candidate count

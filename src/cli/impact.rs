@@ -5,7 +5,7 @@ use diffidx_core::codegraph::Resolution;
 use diffidx_core::symbol::display_name;
 use diffidx_lib::api::ImpactParams;
 
-use super::graph::{parse_resolution, reached_line};
+use super::graph::{lower_bound_line, parse_resolution, reached_line};
 use super::pager::print_paged;
 use super::util::{terminal_safe, Context, LimitArgs};
 
@@ -73,10 +73,12 @@ pub fn run(ctx: &Context, args: &ImpactArgs) -> anyhow::Result<()> {
             t.start_line,
         ));
     }
+    let unknown = !answer.unresolved_calls.is_empty();
     out.push_str(&format!(
-        "reached within {} hop{} ({} symbol{} in {} file{}):\n",
+        "reached within {} hop{} ({}{} symbol{} in {} file{}):\n",
         args.depth,
         plural(args.depth as usize),
+        if unknown { "at least " } else { "" },
         answer.reached.len(),
         plural(answer.reached.len()),
         answer.files,
@@ -84,6 +86,9 @@ pub fn run(ctx: &Context, args: &ImpactArgs) -> anyhow::Result<()> {
     ));
     for r in &answer.reached {
         out.push_str(&reached_line(r));
+    }
+    if unknown {
+        out.push_str(&lower_bound_line(&answer.unresolved_calls));
     }
     print_paged(ctx, Some(&repo), &out)
 }

@@ -225,6 +225,16 @@ fn impact(
                 resolution: r.resolution.clone(),
             })
             .collect(),
+        unresolved_calls: answer
+            .unresolved_calls
+            .iter()
+            .map(|u| u.qualified + u.bare)
+            .sum(),
+        unresolved_names: answer
+            .unresolved_calls
+            .iter()
+            .map(|u| u.name.clone())
+            .collect(),
     })
 }
 

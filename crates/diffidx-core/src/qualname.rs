@@ -37,6 +37,28 @@ fn ends_with_separator(prefix: &str) -> bool {
     separators().any(|sep| prefix.ends_with(sep))
 }
 
+/// The names a call of a symbol at `path` is written with: its own name,
+/// and for a constructor, or the method its language runs on construction
+/// (Python's `__init__`), its type's: `Foo.__init__` is called as `Foo`.
+pub fn called_as<'a>(qualname: &'a str, kind: SymbolKind, path: &str) -> Vec<&'a str> {
+    let own = own_name(qualname);
+    let mut names = vec![own];
+    let constructs = Language::from_path(path)
+        .and_then(|l| l.spec().graph.calls_construct)
+        .is_some_and(|init| init == own);
+    if kind == SymbolKind::Constructor || constructs {
+        let base = split_twin(qualname).0;
+        let container = base
+            .strip_suffix(own)
+            .and_then(|c| separators().find_map(|sep| c.strip_suffix(sep)))
+            .map(own_name);
+        if let Some(ty) = container.filter(|t| !t.is_empty() && *t != own) {
+            names.push(ty);
+        }
+    }
+    names
+}
+
 /// The own (last) name of a qualname, without a twin's number: `Acme.Foo.Bar`
 /// → `Bar`, `a::b::c#2` → `c`. A name that may itself contain a separator
 /// starts where its language table says (`Foo.implicit operator System.Int32`
@@ -162,6 +184,24 @@ mod tests {
             "implicit operator System.Int32"
         );
         assert_eq!(own_name("Top"), "Top");
+    }
+
+    #[test]
+    fn calls_name_a_constructor_by_its_type() {
+        let m = SymbolKind::Method;
+        assert_eq!(called_as("pkg.mod.Foo.bar", m, "pkg/mod.py"), ["bar"]);
+        assert_eq!(
+            called_as("pkg.mod.Foo.__init__", m, "pkg/mod.py"),
+            ["__init__", "Foo"]
+        );
+        // Only Python runs `__init__` on construction.
+        assert_eq!(called_as("Foo.__init__", m, "src/foo.rs"), ["__init__"]);
+        let ctor = SymbolKind::Constructor;
+        assert_eq!(called_as("Acme.Foo.Foo", ctor, "Foo.cs"), ["Foo"]);
+        assert_eq!(
+            called_as("Foo.constructor", ctor, "foo.ts"),
+            ["constructor", "Foo"]
+        );
     }
 
     #[test]

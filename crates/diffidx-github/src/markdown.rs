@@ -73,6 +73,11 @@ pub struct Impact {
     pub files: usize,
     /// The closest few, nearest first.
     pub closest: Vec<Reached>,
+    /// Calls in the repository named as the changed symbols are called
+    /// that matched no declaration, and those names: when there are any,
+    /// `symbols` is a lower bound.
+    pub unresolved_calls: u64,
+    pub unresolved_names: Vec<String>,
 }
 
 /// One symbol the change reaches.
@@ -230,12 +235,24 @@ fn impact_section(change: &PullRequestChange<'_>, room: usize) -> String {
     let Some(impact) = &change.impact else {
         return String::new();
     };
-    if impact.symbols == 0 {
+    if impact.symbols == 0 && impact.unresolved_calls == 0 {
         return String::new();
     }
+    let unknown = if impact.unresolved_calls == 0 {
+        String::new()
+    } else {
+        let names: Vec<String> = impact.unresolved_names.iter().map(|n| code(n)).collect();
+        format!(
+            "- and {} {} named {} that matched no declaration: some may call what changed\n",
+            impact.unresolved_calls,
+            plural(impact.unresolved_calls as usize, "call", "calls"),
+            names.join(" or "),
+        )
+    };
     let mut out = format!(
-        "\n<details><summary><strong>Impact</strong>: {} {} in {} {} within {} {} call, \
+        "\n<details><summary><strong>Impact</strong>: {}{} {} in {} {} within {} {} call, \
          inherit or implement what changed</summary>\n\n",
+        if unknown.is_empty() { "" } else { "at least " },
         impact.symbols,
         plural(impact.symbols, "symbol", "symbols"),
         impact.files,
@@ -268,7 +285,8 @@ fn impact_section(change: &PullRequestChange<'_>, room: usize) -> String {
             r.edge,
             r.resolution,
         );
-        if out.len() + line.len() + more(impact.symbols).len() + GROUP_CLOSE.len() > room {
+        let rest = more(impact.symbols).len() + unknown.len() + GROUP_CLOSE.len();
+        if out.len() + line.len() + rest > room {
             break;
         }
         out.push_str(&line);
@@ -277,6 +295,7 @@ fn impact_section(change: &PullRequestChange<'_>, room: usize) -> String {
     if impact.symbols > listed {
         out.push_str(&more(impact.symbols - listed));
     }
+    out.push_str(&unknown);
     out.push_str(GROUP_CLOSE);
     if out.len() > room {
         return String::new();
@@ -570,6 +589,7 @@ mod tests {
                 symbols: 7,
                 files: 3,
                 closest: (0..IMPACT_SHOWN as u32).map(reached).collect(),
+                ..Impact::default()
             }),
             ..change(&deltas)
         };
@@ -592,6 +612,35 @@ mod tests {
             ..change(&deltas)
         };
         assert!(!render(&nothing, DEFAULT_BUDGET).contains("Impact"));
+    }
+
+    #[test]
+    fn calls_that_matched_nothing_make_the_impact_a_lower_bound() {
+        let deltas = [delta(
+            Status::Deleted,
+            "src/pay.py",
+            "pay.Charge.__init__",
+            "(self)",
+        )];
+        // Nothing reached, yet calls by the name exist: the section says so.
+        let unknown = PullRequestChange {
+            impact: Some(Impact {
+                depth: 2,
+                unresolved_calls: 3,
+                unresolved_names: vec!["Charge".into(), "__init__".into()],
+                ..Impact::default()
+            }),
+            ..change(&deltas)
+        };
+        let body = render(&unknown, DEFAULT_BUDGET);
+        assert!(
+            body.contains("<strong>Impact</strong>: at least 0 symbols in 0 files within 2 hops"),
+            "{body}"
+        );
+        assert!(
+            body.contains("- and 3 calls named `Charge` or `__init__` that matched no declaration: some may call what changed"),
+            "{body}"
+        );
     }
 
     #[test]

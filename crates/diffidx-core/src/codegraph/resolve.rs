@@ -615,11 +615,21 @@ impl<'a> DefIndex<'a> {
                 .owner
                 .map(|d| self.id(DefRef { file: f, def: d }).to_owned());
             let found = self.resolve_reference(f, reference);
-            if found.edges.is_empty() {
+            if found.unresolved() {
                 if let Some(id) = owner_id {
                     *out.unresolved.entry(id).or_default() += 1;
                 }
-                continue;
+                if found.calls && !reference.flow && !reference.returned {
+                    let calls = out
+                        .unresolved_calls
+                        .entry(reference.name.clone())
+                        .or_default();
+                    if reference.receiver == Receiver::Bare {
+                        calls.bare += 1;
+                    } else {
+                        calls.qualified += 1;
+                    }
+                }
             }
             for &(from, to, resolution, candidates) in &found.edges {
                 let edge = Edge {
@@ -988,6 +998,8 @@ impl<'a> DefIndex<'a> {
                         }
                     }
                 }
+                found.calls = true;
+                found.targets = targets.len();
                 for (t, resolution, n) in targets {
                     if t != from {
                         found.edges.push((from, t, resolution, n));
@@ -1770,6 +1782,10 @@ fn type_accepts(param: &str, arg: &str) -> Option<u32> {
 struct Found {
     ref_kind: RefKind,
     edges: Vec<(DefRef, DefRef, Resolution, u32)>,
+    /// A call looked up: how many targets it names (edges may come
+    /// besides, from the functions passed to it).
+    calls: bool,
+    targets: usize,
 }
 
 impl Found {
@@ -1777,6 +1793,18 @@ impl Found {
         Found {
             ref_kind,
             edges: Vec::new(),
+            calls: false,
+            targets: 0,
+        }
+    }
+
+    /// Matched nothing: a call without a target (`map(f, xs)` links `f`,
+    /// yet `map` is not in the repository), anything else without an edge.
+    fn unresolved(&self) -> bool {
+        if self.calls {
+            self.targets == 0
+        } else {
+            self.edges.is_empty()
         }
     }
 
@@ -1851,6 +1879,20 @@ pub struct FileEdges {
     pub imports: Vec<ImportEdge>,
     /// References that matched nothing here, per declaration id.
     pub unresolved: BTreeMap<String, u32>,
+    /// Calls that matched nothing here, per name called: what a caller
+    /// count is missing (`impact` says its answer is a lower bound).
+    pub unresolved_calls: BTreeMap<String, UnresolvedCalls>,
+}
+
+/// Calls of one name that no declaration of the repository was found for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnresolvedCalls {
+    /// On a receiver or path (`x.name()`, `mod.name()`): its type unknown,
+    /// or outside the repository.
+    pub qualified: u32,
+    /// By a bare name (`name()`) that nothing in scope declares: outside
+    /// the repository, or made at run time.
+    pub bare: u32,
 }
 
 impl FileEdges {

@@ -619,3 +619,43 @@ fn a_python_import_rebinds_a_name_that_held_a_function() {
     ]));
     lacks(&e, "<module> -CALLS/scoped-> local");
 }
+
+#[test]
+fn calls_that_match_nothing_are_counted_by_name() {
+    let files = tree(&[
+        (
+            "app/pay.py",
+            "import os\n\
+             class Charge:\n    def run(self): pass\n\
+             class Refund:\n    def run(self): pass\n\
+             def settle(item, rows):\n    item.run()\n    item.close()\n    os.getenv('X')\n    missing()\n    map(settle, rows)\n",
+        ),
+        (
+            "app/main.py",
+            "from app.pay import settle\nsettle(None, [])\nundefined_name()\n",
+        ),
+    ]);
+    let index = DefIndex::new(&files);
+    let pay = index.resolve_file("app/pay.py");
+    let calls = |name: &str| pay.unresolved_calls.get(name).copied().unwrap_or_default();
+    // `item.run()` links both `run`s (ambiguous); `item.close()` nothing.
+    assert!(!pay.unresolved_calls.contains_key("run"));
+    assert_eq!(
+        calls("close"),
+        UnresolvedCalls {
+            qualified: 1,
+            bare: 0
+        }
+    );
+    // Outside the repository, or nowhere.
+    assert_eq!(calls("getenv").qualified, 1);
+    assert_eq!(calls("missing").bare, 1);
+    // `map` matched nothing, though it links `settle`; `settle` resolved.
+    assert_eq!(calls("map").bare, 1);
+    assert!(!pay.unresolved_calls.contains_key("settle"));
+    let main = index.resolve_file("app/main.py");
+    assert_eq!(
+        main.unresolved_calls.keys().collect::<Vec<_>>(),
+        ["undefined_name"]
+    );
+}

@@ -7,7 +7,7 @@ use diffidx_core::codegraph::Resolution;
 use diffidx_core::{Status, SymbolDelta, SymbolQuery};
 use serde::{Deserialize, Serialize};
 
-use crate::store::codegraph::{Direction, ImportRow, TreeSymbolRow};
+use crate::store::codegraph::{Direction, ImportRow, TreeSymbolRow, UnresolvedCallCount};
 use crate::store::{Reader, StoreError};
 
 /// What `graph NAME` asks.
@@ -58,6 +58,28 @@ pub struct GraphAnswer {
     pub derived: Vec<Reached>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub imports: Vec<ImportRow>,
+    /// With `callers`: calls anywhere in the tree, named as the symbols
+    /// are called, that matched no declaration. When there are any, the
+    /// callers are a lower bound.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unresolved_calls: Vec<UnresolvedCallCount>,
+}
+
+/// The names the symbols are called by, each once.
+fn call_names<'a>(symbols: impl Iterator<Item = (&'a str, &'a str, &'a str)>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (qualname, kind, path) in symbols {
+        let Some(kind) = diffidx_core::SymbolKind::parse(kind) else {
+            continue;
+        };
+        for name in diffidx_core::qualname::called_as(qualname, kind, path) {
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names.sort();
+    names
 }
 
 fn levels(min: Resolution) -> Vec<String> {
@@ -150,6 +172,12 @@ pub fn graph(reader: &Reader<'_>, q: &GraphQuery) -> Result<GraphAnswer, StoreEr
     };
     if q.callers {
         answer.callers = walk(reader, &ids, &["CALLS"], Direction::In, depth, &levels)?;
+        let names = call_names(
+            symbols
+                .iter()
+                .map(|s| (s.qualname.as_str(), s.kind.as_str(), s.path.as_str())),
+        );
+        answer.unresolved_calls = reader.unresolved_calls(&names)?;
     }
     if q.callees {
         answer.callees = walk(reader, &ids, &["CALLS"], Direction::Out, depth, &levels)?;
@@ -193,6 +221,11 @@ pub struct ImpactAnswer {
     pub reached: Vec<Reached>,
     /// How many files `reached` spans.
     pub files: usize,
+    /// Calls anywhere in the tree, named as the touched symbols are
+    /// called, that matched no declaration: when there are any, `reached`
+    /// is a lower bound (and a deleted symbol may still be called).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unresolved_calls: Vec<UnresolvedCallCount>,
 }
 
 /// The blast radius of a change: its deltas, then everything that calls,
@@ -234,10 +267,16 @@ pub fn impact(
         &levels(min_resolution),
     )?;
     let files: HashSet<&str> = reached.iter().map(|r| r.symbol.path.as_str()).collect();
+    let names = call_names(
+        deltas
+            .iter()
+            .map(|d| (d.qualname.as_str(), d.kind.as_str(), d.path.as_str())),
+    );
     Ok(ImpactAnswer {
         commit,
         files: files.len(),
         touched,
         reached,
+        unresolved_calls: reader.unresolved_calls(&names)?,
     })
 }

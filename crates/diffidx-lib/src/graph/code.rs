@@ -2,7 +2,7 @@
 //! graph's commit contains, imports, calls, inherits and implements. Like
 //! the commit rows, the store and Neo4j write these and nothing else.
 
-use diffidx_core::codegraph::{Def, Edge, FileEdges, FileFacts, ImportTarget};
+use diffidx_core::codegraph::{Def, Edge, FileEdges, FileFacts, ImportTarget, UnresolvedCalls};
 use diffidx_core::symbol::symbol_id;
 use diffidx_core::Language;
 
@@ -138,6 +138,30 @@ impl Row for TreeSymbol {
     }
 }
 
+/// `(:UnresolvedCall {id, path, name, qualified, bare})`: the calls of
+/// `name` in the file at `path` that matched no declaration. A caller count
+/// of a symbol so named is a lower bound by these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnresolvedCallRow {
+    /// `path:name`, unique (a name has no `:`, a path may).
+    pub id: String,
+    pub path: String,
+    pub name: String,
+    pub calls: UnresolvedCalls,
+}
+
+impl Row for UnresolvedCallRow {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
+        vec![
+            ("id", Prop::Str(&self.id)),
+            ("path", Prop::Str(&self.path)),
+            ("name", Prop::Str(&self.name)),
+            ("qualified", Prop::Int(self.calls.qualified.into())),
+            ("bare", Prop::Int(self.calls.bare.into())),
+        ]
+    }
+}
+
 /// The rows of the files whose edges were derived (again).
 #[derive(Debug, Clone, Default)]
 pub struct CodeRows {
@@ -147,6 +171,7 @@ pub struct CodeRows {
     pub modules: Vec<ModuleNode>,
     pub imports: Vec<Imports>,
     pub edges: Vec<CodeEdge>,
+    pub unresolved_calls: Vec<UnresolvedCallRow>,
 }
 
 impl CodeRows {
@@ -194,6 +219,18 @@ impl CodeRows {
                 line: import.line,
             });
         }
+        self.unresolved_calls
+            .extend(
+                edges
+                    .unresolved_calls
+                    .into_iter()
+                    .map(|(name, calls)| UnresolvedCallRow {
+                        id: format!("{path}:{name}"),
+                        path: path.to_owned(),
+                        name,
+                        calls,
+                    }),
+            );
         self.edges
             .extend(edges.edges.into_iter().map(|edge| CodeEdge {
                 file: path.to_owned(),

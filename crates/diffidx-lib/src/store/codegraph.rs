@@ -10,7 +10,7 @@ use super::kuzu::{
 use super::schema::CODE_EDGES;
 use super::{set_meta, Result, Store};
 use crate::graph::code::{
-    CodeRows, DirContains, DirectoryNode, Imports, SymbolContains, TreeSymbol,
+    CodeRows, DirContains, DirectoryNode, Imports, SymbolContains, TreeSymbol, UnresolvedCallRow,
 };
 use crate::graph::{Prop, Row as _};
 
@@ -190,6 +190,7 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
         run(conn, "reset graph", "MATCH (d:Directory) DELETE d")?;
         run(conn, "reset graph", "MATCH (m:Module) DELETE m")?;
         run(conn, "reset graph", "MATCH (s:Source) DELETE s")?;
+        run(conn, "reset graph", "MATCH (u:UnresolvedCall) DELETE u")?;
     }
     // A first build fills empty tables in bulk; an update inserts per row.
     let how = if update.first {
@@ -385,6 +386,12 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
         "MATCH (s:Source) WHERE s.path IN $paths DELETE s",
         &update.removed,
     )?;
+    delete_where(
+        conn,
+        "replace unresolved calls",
+        "MATCH (u:UnresolvedCall) WHERE u.path IN $paths DELETE u",
+        &gone,
+    )?;
 
     // What comes: nodes, then the relationships between them.
     upsert(
@@ -401,6 +408,13 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
         files.insert,
     )?;
     write_symbols(conn, symbols.insert)?;
+    upsert(
+        conn,
+        "unresolved calls",
+        "UNWIND $rows AS r CREATE (u:UnresolvedCall {id: r.id, path: r.path, name: r.name, \
+         qualified: r.qualified, bare: r.bare})",
+        rows.unresolved_calls.iter().map(row).collect(),
+    )?;
     let contains = ["parent", "child", "file"];
     for (parent, change) in [("File", top), ("Symbol", members)] {
         insert_rels(
@@ -510,6 +524,19 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
     Ok(())
 }
 
+/// Calls of one name, anywhere in the graph's tree, that matched no
+/// declaration: some may call a symbol of that name.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct UnresolvedCallCount {
+    pub name: String,
+    /// On a receiver or path (`x.name()`, `mod.name()`) of unknown type.
+    pub qualified: u64,
+    /// By a bare name (`name()`) nothing in scope declares.
+    pub bare: u64,
+    /// In how many files.
+    pub files: u64,
+}
+
 /// A symbol of the graph's tree.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TreeSymbolRow {
@@ -598,6 +625,38 @@ impl super::Reader<'_> {
             vec![("name", super::kuzu::string(name))],
         )?;
         Ok(rows.iter().filter_map(|r| symbol_row(r)).collect())
+    }
+
+    /// The calls of these names that matched no declaration, summed over
+    /// the tree, per name (names without any are left out).
+    pub fn unresolved_calls(&self, names: &[String]) -> Result<Vec<UnresolvedCallCount>> {
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self.run(
+            "MATCH (u:UnresolvedCall) WHERE u.name IN $names \
+             RETURN u.name, sum(u.qualified), sum(u.bare), count(*) ORDER BY u.name",
+            "count unresolved calls",
+            vec![("names", string_list(names))],
+        )?;
+        // Kuzu sums INT64 columns as INT128.
+        let count = |v: &::kuzu::Value| match v {
+            ::kuzu::Value::Int128(n) => u64::try_from(*n).unwrap_or(0),
+            v => super::kuzu::as_i64(v)
+                .and_then(|n| u64::try_from(n).ok())
+                .unwrap_or(0),
+        };
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                Some(UnresolvedCallCount {
+                    name: as_string(&r[0])?,
+                    qualified: count(&r[1]),
+                    bare: count(&r[2]),
+                    files: count(&r[3]),
+                })
+            })
+            .collect())
     }
 
     /// The symbols of the graph's tree with these ids.
@@ -777,6 +836,10 @@ impl Store {
                 "import-file",
                 "MATCH (a:File)-[r:IMPORTS]->(b:File) RETURN a.path, b.path, r.kind, r.alias, r.line",
             ),
+            (
+                "unresolved-call",
+                "MATCH (u:UnresolvedCall) RETURN u.id, u.path, u.name, u.qualified, u.bare",
+            ),
         ];
         reads.extend(edges.iter().map(|(table, q)| (*table, q.as_str())));
         dump(&self.conn()?, &reads)
@@ -940,6 +1003,19 @@ impl Store {
                     },
                 });
             }
+        }
+        let q = "MATCH (u:UnresolvedCall) RETURN u.id, u.path, u.name, u.qualified, u.bare";
+        for r in query(&conn, "read graph", q)? {
+            let text = |i: usize| as_string(&r[i]).unwrap_or_default();
+            rows.unresolved_calls.push(UnresolvedCallRow {
+                id: text(0),
+                path: text(1),
+                name: text(2),
+                calls: diffidx_core::codegraph::UnresolvedCalls {
+                    qualified: as_u32(&r[3]),
+                    bare: as_u32(&r[4]),
+                },
+            });
         }
         Ok(Some(snapshot))
     }

@@ -22,6 +22,9 @@
 //! (:File)-[:IMPORTS {kind, alias, line}]->(:Module|:File)
 //! (:Symbol)-[:CALLS|INHERITS|IMPLEMENTS {file, resolution, candidates, line, sites}]->(:Symbol)
 //! Symbol.unresolved: references in it that match nothing in the repository.
+//! (:UnresolvedCall {id, path, name, qualified, bare})  calls of `name` in
+//!     the file at `path` that match nothing: on a receiver (`x.name()`,
+//!     `mod.name()`) or by a bare name
 //! ```
 //!
 //! Every code-graph relationship except those between directories carries
@@ -31,7 +34,7 @@
 //! The properties are those of `crate::graph` (the same as in Neo4j), plus
 //! `seq`, which orders commits loaded in the same second (oldest first).
 
-pub const SCHEMA_VERSION: &str = "5";
+pub const SCHEMA_VERSION: &str = "6";
 
 pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -50,6 +53,8 @@ pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS Module(name STRING, language STRING, PRIMARY KEY(name))",
     "CREATE NODE TABLE IF NOT EXISTS Source(path STRING, blob STRING, language STRING, \
      PRIMARY KEY(path))",
+    "CREATE NODE TABLE IF NOT EXISTS UnresolvedCall(id STRING, path STRING, name STRING, \
+     qualified INT64, bare INT64, PRIMARY KEY(id))",
     "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Directory TO Directory, FROM Directory TO File, \
      FROM File TO Symbol, FROM Symbol TO Symbol, file STRING)",
     "CREATE REL TABLE IF NOT EXISTS IMPORTS(FROM File TO Module, FROM File TO File, kind STRING, \

@@ -142,6 +142,7 @@ pub(super) async fn ensure_constraints(graph: &Graph, config: &Neo4jConfig) -> R
         "Symbol",
         "Directory",
         "Module",
+        "UnresolvedCall",
     ] {
         let q = format!(
             "CREATE CONSTRAINT {}_id IF NOT EXISTS FOR (n:{label}) REQUIRE n.id IS UNIQUE",
@@ -428,7 +429,7 @@ pub(super) async fn write_code_graph(
             Vec::new(),
         ));
     }
-    for label in ["Directory", "Module"] {
+    for label in ["Directory", "Module", "UnresolvedCall"] {
         statements.push((
             "replace the code graph",
             format!("MATCH (n:{label} {{repo: $repo}}) DETACH DELETE n"),
@@ -475,6 +476,15 @@ pub(super) async fn write_code_graph(
         rows.symbols
             .iter()
             .map(|s| map(s, vec![("id", ns(&s.node.id))]))
+            .collect(),
+    );
+    add(
+        "unresolved calls",
+        "UNWIND $rows AS r MERGE (u:UnresolvedCall {id: r.id}) SET u.repo = $repo, \
+         u.path = r.path, u.name = r.name, u.qualified = r.qualified, u.bare = r.bare",
+        rows.unresolved_calls
+            .iter()
+            .map(|u| map(u, vec![("id", ns(&format!("unresolved:{}", u.id)))]))
             .collect(),
     );
     add(
