@@ -215,6 +215,26 @@ fn is_interface(kind: SymbolKind) -> bool {
     matches!(kind, SymbolKind::Interface | SymbolKind::Trait)
 }
 
+/// The package a file declares, as its top-level declarations' qualnames
+/// start with it (`a.b.Cart` → `a`, `b`); empty when it declares nothing.
+fn declared_package(facts: &FileFacts, sep: &str) -> Vec<String> {
+    facts
+        .defs
+        .iter()
+        .find(|d| d.parent.is_none() && !is_module_node(d))
+        .and_then(|d| {
+            let (base, _) = split_twin(&d.qualname);
+            base.strip_suffix(d.name.as_str())?
+                .strip_suffix(sep)
+                .map(|p| p.split(sep).map(str::to_owned).collect())
+        })
+        .unwrap_or_default()
+}
+
+fn sep_of(file: &SourceFile) -> &'static str {
+    file.language.spec().separator
+}
+
 /// The crate and module of a Rust file, from its path: `crates/my-lib/src/a/b.rs`
 /// → `my_lib`, `a::b`; `lib.rs`, `main.rs` and `mod.rs` name their directory.
 /// Integration tests, benches and examples (`tests/x.rs`, `tests/common/mod.rs`)
@@ -309,6 +329,16 @@ impl<'a> DefIndex<'a> {
                     let (m, package) = python_module(path, &packages);
                     index.by_module.insert(key(&m), f as u32);
                     (m, package)
+                }
+                Modules::Package => (Vec::new(), declared_package(&file.facts, sep_of(file))),
+                Modules::DirectoryPackage => {
+                    let dir: Vec<String> = match path.rsplit_once('/') {
+                        Some((dir, _)) => dir.split('/').map(str::to_owned).collect(),
+                        None => Vec::new(),
+                    };
+                    let mut package = dir.clone();
+                    package.extend(declared_package(&file.facts, sep_of(file)));
+                    (dir, package)
                 }
                 Modules::None => (Vec::new(), Vec::new()),
             };
@@ -880,13 +910,16 @@ impl<'a> DefIndex<'a> {
                 def: p,
             });
         }
-        if rules.files_are_modules() {
-            containers.insert(
+        match rules.modules {
+            Modules::Rust | Modules::Python => containers.insert(
                 0,
                 first_module.unwrap_or_else(|| key(&self.modules[f as usize])),
-            );
-        } else {
-            containers.push(String::new());
+            ),
+            Modules::Package | Modules::DirectoryPackage => {
+                containers.insert(0, key(&self.packages[f as usize]));
+                containers.push(String::new());
+            }
+            Modules::None => containers.push(String::new()),
         }
         let bases = self.all_bases(&types);
         let mut imported = Vec::new();

@@ -659,3 +659,116 @@ fn calls_that_match_nothing_are_counted_by_name() {
         ["undefined_name"]
     );
 }
+
+#[test]
+fn java_receivers_are_typed_by_their_declarations() {
+    let files = tree(&[
+        (
+            "src/a/Cart.java",
+            "package a;\nclass Cart { void add() {} void clear() {} }\n\
+             class Basket { void add() {} void clear() {} }\n",
+        ),
+        (
+            "src/a/Shop.java",
+            "package a;\nclass Shop {\n  private Cart cart;\n\
+             void buy(Cart c) { c.add(); }\n\
+             void local() { Cart mine = new Cart(); mine.add(); var v = new Basket(); v.clear(); }\n\
+             void field() { cart.clear(); this.cart.add(); }\n\
+             static void run() { Util.helper(); }\n}\n\
+             class Util { static void helper() {} }\n",
+        ),
+    ]);
+    let e = edges(&files);
+    for wanted in [
+        "a.Shop.buy(Cart) -CALLS/scoped-> a.Cart.add()",
+        "a.Shop.local() -CALLS/scoped-> a.Cart.add()",
+        "a.Shop.local() -CALLS/scoped-> a.Basket.clear()",
+        "a.Shop.field() -CALLS/scoped-> a.Cart.clear()",
+        "a.Shop.field() -CALLS/scoped-> a.Cart.add()",
+        "a.Shop.run() -CALLS/scoped-> a.Util.helper()",
+    ] {
+        has(&e, wanted);
+    }
+    lacks(&e, "a.Shop.buy(Cart) -CALLS/ambiguous-> a.Basket.add()");
+}
+
+#[test]
+fn java_imports_name_types_packages_and_static_members() {
+    let files = tree(&[
+        (
+            "src/x/Tax.java",
+            "package x;
+public class Tax { public static int rate() { return 1; } }
+",
+        ),
+        (
+            "src/y/Tax.java",
+            "package y;
+public class Tax { public static int rate() { return 2; } }
+",
+        ),
+        (
+            "src/y/Fee.java",
+            "package y;
+public class Fee { public static int flat() { return 3; } }
+",
+        ),
+        (
+            "src/z/Bill.java",
+            "package z;
+import x.Tax;
+import y.*;
+import static y.Fee.flat;
+             class Bill { int total() { return Tax.rate() + Fee.flat() + flat(); } }
+",
+        ),
+    ]);
+    let e = edges(&files);
+    has(&e, "z.Bill.total() -CALLS/exact-> x.Tax.rate()");
+    lacks(&e, "z.Bill.total() -CALLS/ambiguous-> y.Tax.rate()");
+    // Through the package import, and the static import: both scoped.
+    has(&e, "z.Bill.total() -CALLS/scoped-> y.Fee.flat()");
+}
+
+#[test]
+fn go_packages_are_directories() {
+    let files = tree(&[
+        ("cmd.go", GO_CMD),
+        ("doc/util.go", "package doc\n\nfunc check() {}\n"),
+        ("other/util.go", "package cobra\n\nfunc check() {}\n"),
+    ]);
+    let e = edges(&files);
+    has(&e, "cobra.Command.Run -CALLS/scoped-> cobra.check");
+    has(&e, "cobra.New -CALLS/scoped-> cobra.Command");
+    // Receivers, parameters and locals are typed by their declarations.
+    has(&e, "cobra.Command.Run -CALLS/scoped-> cobra.Command.Name");
+    has(&e, "cobra.use -CALLS/scoped-> cobra.Command.Name");
+    has(&e, "cobra.use -CALLS/scoped-> cobra.Flag.Name");
+    lacks(&e, "cobra.use -CALLS/ambiguous-> cobra.Flag.Name");
+    // `doc/` and `other/` (a package of the same name) are other packages.
+    let checks: Vec<&String> = e.iter().filter(|x| x.ends_with("cobra.check")).collect();
+    assert_eq!(checks, ["cobra.Command.Run -CALLS/scoped-> cobra.check"]);
+}
+
+const GO_CMD: &str = r#"package cobra
+
+type Command struct{}
+
+func (c *Command) Run() { check(); c.Name() }
+
+func (c *Command) Name() {}
+
+type Flag struct{}
+
+func (f Flag) Name() {}
+
+func check() {}
+
+func New() *Command { return &Command{} }
+
+func use(f Flag) {
+	x := &Command{}
+	x.Name()
+	f.Name()
+}
+"#;

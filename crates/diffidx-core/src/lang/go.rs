@@ -6,7 +6,7 @@
 //! `const` or `var` spec is its own symbol, with the spec as its text;
 //! struct fields are part of the struct's text.
 
-use super::refs::{GraphSpec, Qualifier, RefRole, ScopeRules};
+use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{LanguageSpec, Name, Role, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
@@ -103,6 +103,9 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ("generic_type", Some("type")),
             ("pointer_type", None),
             ("parenthesized_expression", None),
+            // `x := &T{}`: one value, its address.
+            ("expression_list", None),
+            ("unary_expression", Some("operand")),
         ],
         this_words: &[],
         base_words: &[],
@@ -115,7 +118,35 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ("false", "bool"),
         ],
         type_parameters: &["type_parameters"],
-        bindings: &[],
+        bindings: &[
+            // Parameters, and a method's receiver (`func (c *Command) …`).
+            ("parameter_list", Binding::Group),
+            (
+                "parameter_declaration",
+                Binding::Named {
+                    name: "name",
+                    ty: "type",
+                    value: None,
+                },
+            ),
+            ("var_declaration", Binding::Group),
+            (
+                "var_spec",
+                Binding::Named {
+                    name: "name",
+                    ty: "type",
+                    value: Some("value"),
+                },
+            ),
+            (
+                "short_var_declaration",
+                Binding::Named {
+                    name: "left",
+                    ty: "type",
+                    value: Some("right"),
+                },
+            ),
+        ],
         members_anywhere: &[],
         parameter_lists: &["parameter_list"],
         extension_word: None,
@@ -123,6 +154,9 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         calls_construct: None,
         decorators: &[],
         flow: None,
-        scope: ScopeRules::by_name(false),
+        scope: ScopeRules {
+            modules: Modules::DirectoryPackage,
+            ..ScopeRules::by_name(false)
+        },
     },
 };

@@ -4,7 +4,7 @@
 //! initializer blocks and anonymous classes are part of their parent's text.
 //! Each declarator of a field is its own symbol, as in C#.
 
-use super::refs::{GraphSpec, Qualifier, RefRole, ScopeRules};
+use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{DeclaratorRule, LanguageSpec, Name, Param, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
@@ -111,6 +111,12 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                     arguments: "argument_list",
                 },
             ),
+            (
+                "import_declaration",
+                RefRole::ImportPath {
+                    wildcard: "asterisk",
+                },
+            ),
             ("superclass", RefRole::Bases),
             (
                 "super_interfaces",
@@ -122,8 +128,14 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ),
         ],
         paths: &[
-            ("method_invocation", "object", "name", Qualifier::Value),
-            ("field_access", "object", "field", Qualifier::Value),
+            // `Util.helper()` names a type, `cart.total()` a value.
+            (
+                "method_invocation",
+                "object",
+                "name",
+                Qualifier::PathOrValue,
+            ),
+            ("field_access", "object", "field", Qualifier::PathOrValue),
             ("scoped_identifier", "scope", "name", Qualifier::Path),
         ],
         wrappers: &[("generic_type", None)],
@@ -138,14 +150,41 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ("character_literal", "char"),
         ],
         type_parameters: &["type_parameters"],
-        bindings: &[],
-        members_anywhere: &[],
+        bindings: &[
+            ("formal_parameters", Binding::Group),
+            (
+                "formal_parameter",
+                Binding::Named {
+                    name: "name",
+                    ty: "type",
+                    value: None,
+                },
+            ),
+            (
+                "local_variable_declaration",
+                Binding::Declarators {
+                    inner: None,
+                    declarator: "variable_declarator",
+                },
+            ),
+            (
+                "field_declaration",
+                Binding::Declarators {
+                    inner: None,
+                    declarator: "variable_declarator",
+                },
+            ),
+        ],
+        members_anywhere: &["field_declaration"],
         parameter_lists: &["formal_parameters"],
         extension_word: None,
         path_calls_make_their_type: false,
         calls_construct: None,
         decorators: &[],
         flow: None,
-        scope: ScopeRules::by_name(true),
+        scope: ScopeRules {
+            modules: Modules::Package,
+            ..ScopeRules::by_name(true)
+        },
     },
 };

@@ -153,6 +153,11 @@ pub enum RefRole {
     /// Python `from m import a, b as c` / `from . import x` / `from m import *`:
     /// the module in field `module`, relative levels as leading `.` segments.
     ImportFrom { module: &'static str },
+    /// Java `import a.b.C;` (one name), `import a.b.*;` (a package's types),
+    /// `import static a.b.C.m;` (one member), `import static a.b.C.*;` (a
+    /// type's static members): a dotted path, a child of kind `wildcard`
+    /// after it for `*`.
+    ImportPath { wildcard: &'static str },
 }
 
 /// How a file's path makes a module path, when it does.
@@ -160,6 +165,12 @@ pub enum RefRole {
 pub enum Modules {
     /// No module paths: names resolve by scope and by name.
     None,
+    /// Qualnames start with the package the file declares (Java
+    /// `package a.b;`): the file sees its package's declarations.
+    Package,
+    /// The same, and a package is a directory (Go): two directories may
+    /// declare packages of one name. Full paths start with the directory.
+    DirectoryPackage,
     /// Crate and module from the path (`crates/a/src/b/c.rs` → `a::b::c`).
     Rust,
     /// Dotted module from the path, rooted at the topmost directory of an
@@ -172,8 +183,8 @@ pub enum Modules {
 /// Scope rules of a language, as data for the resolver.
 #[derive(Debug, Clone, Copy)]
 pub struct ScopeRules {
-    /// Each file is a module named by its path (Rust, Python): symbols'
-    /// full paths start with the module of their file.
+    /// What a file's module or package is, if anything: symbols' full
+    /// paths start with it, and the file sees its declarations.
     pub modules: Modules,
     /// The path words for the crate root, the parent and the current module.
     pub root_word: Option<&'static str>,
@@ -184,11 +195,6 @@ pub struct ScopeRules {
 }
 
 impl ScopeRules {
-    /// Whether symbols' full paths start with their file's module.
-    pub fn files_are_modules(&self) -> bool {
-        self.modules != Modules::None
-    }
-
     /// Names resolve across the repository by name and enclosing scope, with
     /// no module paths (Python, Java, Go, TypeScript until imports are read).
     pub const fn by_name(members_inherit: bool) -> ScopeRules {
@@ -531,6 +537,7 @@ impl<'a> RefWalker<'a> {
                 }
             }
             RefRole::ImportModules => self.imported_names(node, &[]),
+            RefRole::ImportPath { wildcard } => self.import_path(node, wildcard),
             RefRole::ImportFrom { module } => {
                 let Some(module) = node.child_by_field_name(module) else {
                     return;
@@ -963,6 +970,7 @@ impl<'a> RefWalker<'a> {
 
     /// The type a value shows: `new T(...)`, `T::new(...)`, `T { .. }`.
     pub(crate) fn value_type(&self, value: Node<'_>) -> Option<Vec<String>> {
+        let value = self.unwrap(value);
         let ty = self.visible_type(value);
         if !ty.is_empty() && !self.spec.literal_types.iter().any(|(_, t)| *t == ty) {
             return Some(vec![ty]);
@@ -1056,6 +1064,37 @@ impl<'a> RefWalker<'a> {
             kind,
             path,
             alias,
+            line: line(node),
+            owner: None,
+        });
+    }
+
+    /// [`RefRole::ImportPath`]: the path, and whether it ends in `*` or
+    /// imports static members.
+    fn import_path(&mut self, node: Node<'_>, wildcard: &str) {
+        let mut cursor = node.walk();
+        let mut is_static = false;
+        let mut all = false;
+        let mut path = None;
+        for child in node.children(&mut cursor) {
+            if child.kind() == wildcard {
+                all = true;
+            } else if !child.is_named() && self.text(child) == "static" {
+                is_static = true;
+            } else if child.is_named() && path.is_none() {
+                path = self.segments(child);
+            }
+        }
+        let Some(path) = path else { return };
+        let kind = match (all, is_static) {
+            (true, true) => ImportKind::UsingStatic,
+            (true, false) => ImportKind::Using,
+            (false, _) => ImportKind::Name,
+        };
+        self.imports.push(Import {
+            kind,
+            path,
+            alias: None,
             line: line(node),
             owner: None,
         });
