@@ -177,6 +177,7 @@ pub fn pr_comment(data: &[u8]) {
                 .collect(),
             // Names from the input, in code spans like the rest.
             unresolved_calls: 1,
+            more_by_name: 2,
             unresolved_names: deltas.iter().take(3).map(|d| d.qualname.clone()).collect(),
         }),
     };

@@ -477,6 +477,43 @@ fn callers_are_a_lower_bound_when_calls_match_nothing() {
     assert_equal_to_fresh_build(&repo);
 }
 
+/// By default only `exact` and `scoped` edges are followed; those found by
+/// name only are counted, and one flag away.
+#[test]
+fn edges_found_by_name_only_are_left_out_by_default_and_counted() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "shop/cart.py",
+        "class Cart:\n    def total(self):\n        return 1\n\n\
+         def checkout(cart):\n    return cart.total()\n\n\
+         def direct():\n    return Cart().total()\n",
+    );
+    repo.commit("shop");
+    succeeded(&repo.diffidx(&["index"]));
+    let answer = json(&repo, &["graph", "Cart.total", "--callers", "--json"]);
+    assert_eq!(qualnames(&answer["callers"]), ["direct"], "{answer}");
+    assert_eq!(answer["more_at_lower_levels"], 1, "{answer}");
+    let text = repo.ok(&["graph", "Cart.total", "--callers"]);
+    assert!(text.contains("callers (at least 1):"), "{text}");
+    assert!(
+        text.contains("+ 1 more found by name only, left out as less certain"),
+        "{text}"
+    );
+    let all = json(
+        &repo,
+        &[
+            "graph",
+            "Cart.total",
+            "--callers",
+            "--min-resolution",
+            "ambiguous",
+            "--json",
+        ],
+    );
+    assert_eq!(qualnames(&all["callers"]), ["direct", "checkout"], "{all}");
+    assert!(all.get("more_at_lower_levels").is_none(), "{all}");
+}
+
 #[test]
 fn java_calls_constructors_and_bases_reach_the_graph() {
     let mut repo = TestRepo::new();

@@ -37,10 +37,11 @@ pub struct GraphArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub depth: u32,
 
-    /// Follow only edges resolved at least this surely: exact, scoped,
-    /// unique_name or ambiguous (the default: every edge).
-    #[arg(long, value_name = "LEVEL", default_value = "ambiguous", value_parser = parse_resolution)]
-    pub min_resolution: Resolution,
+    /// Follow only edges resolved at least this surely: exact, scoped
+    /// (the default), unique_name or ambiguous (every edge, also those
+    /// found by name only).
+    #[arg(long, value_name = "LEVEL", value_parser = parse_resolution)]
+    pub min_resolution: Option<Resolution>,
 
     /// Only symbols of this kind.
     #[arg(long, value_name = "KIND")]
@@ -76,7 +77,7 @@ pub fn run(ctx: &Context, args: &GraphArgs) -> anyhow::Result<()> {
         symbol: args.symbol.clone(),
         direction,
         depth: Some(args.depth),
-        min_resolution: Some(args.min_resolution.as_str().to_owned()),
+        min_resolution: args.min_resolution.map(|r| r.as_str().to_owned()),
         kind: args.kind.clone(),
         path: args.path.clone(),
     };
@@ -113,12 +114,19 @@ pub fn run(ctx: &Context, args: &GraphArgs) -> anyhow::Result<()> {
             _ => query.inherits,
         };
         if asked {
-            let unknown = title == "callers" && !answer.unresolved_calls.is_empty();
-            let at_least = if unknown { "at least " } else { "" };
+            let callers = title == "callers";
+            let unknown = callers && !answer.unresolved_calls.is_empty();
+            let more = if callers {
+                answer.more_at_lower_levels
+            } else {
+                0
+            };
+            let at_least = if unknown || more > 0 { "at least " } else { "" };
             out.push_str(&format!("{title} ({at_least}{}):\n", reached.len()));
             for r in reached {
                 out.push_str(&reached_line(r));
             }
+            out.push_str(&lower_levels_line(more));
             if unknown {
                 out.push_str(&lower_bound_line(&answer.unresolved_calls));
             }
@@ -149,6 +157,17 @@ fn unresolved_note(s: &TreeSymbolRow) -> String {
         0 => String::new(),
         1 => "  (1 call outside the repository or unresolved)".into(),
         n => format!("  ({n} calls outside the repository or unresolved)"),
+    }
+}
+
+/// `  + 5 more found by name only (...)`, or nothing when there are none.
+pub fn lower_levels_line(more: usize) -> String {
+    match more {
+        0 => String::new(),
+        n => format!(
+            "  + {n} more found by name only, left out as less certain \
+             (`--min-resolution ambiguous` lists them)\n"
+        ),
     }
 }
 

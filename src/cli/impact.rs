@@ -5,7 +5,7 @@ use diffidx_core::codegraph::Resolution;
 use diffidx_core::symbol::display_name;
 use diffidx_lib::api::ImpactParams;
 
-use super::graph::{lower_bound_line, parse_resolution, reached_line};
+use super::graph::{lower_bound_line, lower_levels_line, parse_resolution, reached_line};
 use super::pager::print_paged;
 use super::util::{terminal_safe, Context, LimitArgs};
 
@@ -19,9 +19,11 @@ pub struct ImpactArgs {
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub depth: u32,
 
-    /// Follow only edges resolved at least this surely (default: every edge).
-    #[arg(long, value_name = "LEVEL", default_value = "ambiguous", value_parser = parse_resolution)]
-    pub min_resolution: Resolution,
+    /// Follow only edges resolved at least this surely: exact, scoped
+    /// (the default), unique_name or ambiguous (every edge, also those
+    /// found by name only).
+    #[arg(long, value_name = "LEVEL", value_parser = parse_resolution)]
+    pub min_resolution: Option<Resolution>,
 
     /// Print JSON (the `ImpactAnswer` schema of docs/graph.md).
     #[arg(long)]
@@ -36,7 +38,7 @@ pub fn run(ctx: &Context, args: &ImpactArgs) -> anyhow::Result<()> {
     let params = ImpactParams {
         rev: Some(args.rev.clone()),
         depth: Some(args.depth),
-        min_resolution: Some(args.min_resolution.as_str().to_owned()),
+        min_resolution: args.min_resolution.map(|r| r.as_str().to_owned()),
     };
     // The query server answers faster; this binary is what it runs.
     let program = std::env::current_exe().ok();
@@ -74,11 +76,12 @@ pub fn run(ctx: &Context, args: &ImpactArgs) -> anyhow::Result<()> {
         ));
     }
     let unknown = !answer.unresolved_calls.is_empty();
+    let more = answer.more_at_lower_levels;
     out.push_str(&format!(
         "reached within {} hop{} ({}{} symbol{} in {} file{}):\n",
         args.depth,
         plural(args.depth as usize),
-        if unknown { "at least " } else { "" },
+        if unknown || more > 0 { "at least " } else { "" },
         answer.reached.len(),
         plural(answer.reached.len()),
         answer.files,
@@ -87,6 +90,7 @@ pub fn run(ctx: &Context, args: &ImpactArgs) -> anyhow::Result<()> {
     for r in &answer.reached {
         out.push_str(&reached_line(r));
     }
+    out.push_str(&lower_levels_line(more));
     if unknown {
         out.push_str(&lower_bound_line(&answer.unresolved_calls));
     }

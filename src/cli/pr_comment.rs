@@ -204,7 +204,7 @@ fn impact(
         &reader,
         deltas,
         depth,
-        diffidx_core::codegraph::Resolution::Ambiguous,
+        diffidx_core::codegraph::Resolution::DEFAULT_MIN,
     )
     .ok()?;
     answer.commit.as_ref()?;
@@ -230,6 +230,7 @@ fn impact(
             .iter()
             .map(|u| u.qualified + u.bare)
             .sum(),
+        more_by_name: answer.more_at_lower_levels,
         unresolved_names: answer
             .unresolved_calls
             .iter()

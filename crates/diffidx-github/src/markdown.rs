@@ -78,6 +78,9 @@ pub struct Impact {
     /// `symbols` is a lower bound.
     pub unresolved_calls: u64,
     pub unresolved_names: Vec<String>,
+    /// Symbols that reach a changed one directly by edges found by name
+    /// only, left out of `symbols` as less certain.
+    pub more_by_name: usize,
 }
 
 /// One symbol the change reaches.
@@ -235,20 +238,25 @@ fn impact_section(change: &PullRequestChange<'_>, room: usize) -> String {
     let Some(impact) = &change.impact else {
         return String::new();
     };
-    if impact.symbols == 0 && impact.unresolved_calls == 0 {
+    if impact.symbols == 0 && impact.unresolved_calls == 0 && impact.more_by_name == 0 {
         return String::new();
     }
-    let unknown = if impact.unresolved_calls == 0 {
-        String::new()
-    } else {
+    let mut unknown = String::new();
+    if impact.more_by_name > 0 {
+        unknown.push_str(&format!(
+            "- and {} more found by name only, left out as less certain\n",
+            impact.more_by_name
+        ));
+    }
+    if impact.unresolved_calls > 0 {
         let names: Vec<String> = impact.unresolved_names.iter().map(|n| code(n)).collect();
-        format!(
+        unknown.push_str(&format!(
             "- and {} {} named {} that matched no declaration: some may call what changed\n",
             impact.unresolved_calls,
             plural(impact.unresolved_calls as usize, "call", "calls"),
             names.join(" or "),
-        )
-    };
+        ));
+    }
     let mut out = format!(
         "\n<details><summary><strong>Impact</strong>: {}{} {} in {} {} within {} {} call, \
          inherit or implement what changed</summary>\n\n",
@@ -628,6 +636,7 @@ mod tests {
                 depth: 2,
                 unresolved_calls: 3,
                 unresolved_names: vec!["Charge".into(), "__init__".into()],
+                more_by_name: 2,
                 ..Impact::default()
             }),
             ..change(&deltas)
@@ -639,6 +648,10 @@ mod tests {
         );
         assert!(
             body.contains("- and 3 calls named `Charge` or `__init__` that matched no declaration: some may call what changed"),
+            "{body}"
+        );
+        assert!(
+            body.contains("- and 2 more found by name only, left out as less certain\n"),
             "{body}"
         );
     }

@@ -47,6 +47,13 @@ pub enum Resolution {
 }
 
 impl Resolution {
+    /// What `graph`, `impact` and the PR comment follow unless asked for
+    /// more: on hand-checked samples of six real repositories (Python,
+    /// Rust, TypeScript, C#, Java, Go; docs/graph.md), `exact` and `scoped`
+    /// edges were right 212 times in 217, `unique_name` ones 91 in 120 and
+    /// `ambiguous` ones 47 in 120.
+    pub const DEFAULT_MIN: Resolution = Resolution::Scoped;
+
     pub const ALL: [Resolution; 4] = [
         Resolution::Exact,
         Resolution::Scoped,
@@ -1013,10 +1020,13 @@ impl<'a> DefIndex<'a> {
                         t.1 = t.1.max(Resolution::Scoped);
                     }
                 }
-                // A callee from outside the repository (`map(f, xs)`,
-                // `Thread(target=f)`) is taken to call the functions
-                // passed to it, on behalf of the caller.
-                if targets.is_empty() && reference.kind == RefKind::Call {
+                // A callee from outside the repository known to call what
+                // it is passed (`map(f, xs)`) calls it for the caller.
+                let calls_passed = spec.flow.is_some_and(|flow| {
+                    flow.call_what_they_are_passed
+                        .contains(&reference.name.as_str())
+                });
+                if targets.is_empty() && reference.kind == RefKind::Call && calls_passed {
                     for (to, level, n) in self.passed_outside(f, owner, reference) {
                         if to != from {
                             found.edges.push((from, to, level, n));

@@ -55,6 +55,11 @@ pub struct FlowSpec {
     /// `(class kind, attribute kind, object field, name field)`: what a
     /// class's methods assign to `self.x` is what `self.x` holds.
     pub attributes: (&'static str, &'static str, &'static str, &'static str),
+    /// Callees from outside the repository that call the functions passed
+    /// to them before they return (`map(f, xs)`, `sorted(xs, key=f)`): the
+    /// caller calls those functions through them. Any other outside callee
+    /// may only keep what it is given (`add_command(f)`, a callback).
+    pub call_what_they_are_passed: &'static [&'static str],
 }
 
 /// A byte range of a value: nodes are found again by it.

@@ -155,6 +155,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ],
             wrapper: ("decorated_definition", "definition"),
             attributes: ("class_definition", "attribute", "object", "attribute"),
+            // Builtins and `functools.reduce`, `list.sort`.
+            call_what_they_are_passed: &["map", "filter", "sorted", "min", "max", "reduce", "sort"],
         }),
         // A bare name is never a member of the enclosing class.
         scope: ScopeRules {

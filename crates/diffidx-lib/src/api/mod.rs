@@ -507,7 +507,7 @@ impl GraphParams {
             depth,
             min_resolution: match &self.min_resolution {
                 Some(r) => params::parse_resolution(r)?,
-                None => diffidx_core::codegraph::Resolution::Ambiguous,
+                None => diffidx_core::codegraph::Resolution::DEFAULT_MIN,
             },
         };
         for direction in &self.direction {
@@ -568,7 +568,7 @@ pub fn impact(
 ) -> Result<(ImpactAnswer, String), ApiError> {
     let min_resolution = match &params.min_resolution {
         Some(r) => params::parse_resolution(r)?,
-        None => diffidx_core::codegraph::Resolution::Ambiguous,
+        None => diffidx_core::codegraph::Resolution::DEFAULT_MIN,
     };
     let rev = params.rev.as_deref().unwrap_or("HEAD");
     let (note, heading) = note(repo, rev, options, true)?;

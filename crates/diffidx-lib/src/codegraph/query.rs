@@ -63,6 +63,44 @@ pub struct GraphAnswer {
     /// callers are a lower bound.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unresolved_calls: Vec<UnresolvedCallCount>,
+    /// With `callers`: how many more symbols call them directly by edges
+    /// less certain than `min_resolution` (left out of `callers`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub more_at_lower_levels: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The symbols that reach `ids` directly over `kinds` only by edges less
+/// certain than `min`, besides those in `found`.
+fn more_at_lower_levels(
+    reader: &Reader<'_>,
+    ids: &[String],
+    kinds: &[&'static str],
+    min: Resolution,
+    found: &[Reached],
+) -> Result<usize, StoreError> {
+    let lower: Vec<String> = Resolution::ALL
+        .into_iter()
+        .filter(|r| *r > min)
+        .map(|r| r.as_str().to_owned())
+        .collect();
+    if lower.is_empty() || ids.is_empty() {
+        return Ok(0);
+    }
+    let mut seen: HashSet<&str> = found.iter().map(|r| r.symbol.id.as_str()).collect();
+    seen.extend(ids.iter().map(String::as_str));
+    let mut more: HashSet<String> = HashSet::new();
+    for kind in kinds {
+        for row in reader.edges(ids, kind, Direction::In, &lower)? {
+            if !seen.contains(row.other.id.as_str()) {
+                more.insert(row.other.id);
+            }
+        }
+    }
+    Ok(more.len())
 }
 
 /// The names the symbols are called by, each once.
@@ -178,6 +216,8 @@ pub fn graph(reader: &Reader<'_>, q: &GraphQuery) -> Result<GraphAnswer, StoreEr
                 .map(|s| (s.qualname.as_str(), s.kind.as_str(), s.path.as_str())),
         );
         answer.unresolved_calls = reader.unresolved_calls(&names)?;
+        answer.more_at_lower_levels =
+            more_at_lower_levels(reader, &ids, &["CALLS"], q.min_resolution, &answer.callers)?;
     }
     if q.callees {
         answer.callees = walk(reader, &ids, &["CALLS"], Direction::Out, depth, &levels)?;
@@ -226,6 +266,10 @@ pub struct ImpactAnswer {
     /// is a lower bound (and a deleted symbol may still be called).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unresolved_calls: Vec<UnresolvedCallCount>,
+    /// How many more symbols call, inherit or implement a touched one
+    /// directly by edges less certain than `min_resolution`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub more_at_lower_levels: usize,
 }
 
 /// The blast radius of a change: its deltas, then everything that calls,
@@ -258,10 +302,11 @@ pub fn impact(
         })
         .collect();
     let roots: Vec<String> = ids.into_iter().filter(|id| present.contains(id)).collect();
+    let kinds = ["CALLS", "INHERITS", "IMPLEMENTS"];
     let reached = walk(
         reader,
         &roots,
-        &["CALLS", "INHERITS", "IMPLEMENTS"],
+        &kinds,
         Direction::In,
         depth.max(1),
         &levels(min_resolution),
@@ -275,6 +320,13 @@ pub fn impact(
     Ok(ImpactAnswer {
         commit,
         files: files.len(),
+        more_at_lower_levels: more_at_lower_levels(
+            reader,
+            &roots,
+            &kinds,
+            min_resolution,
+            &reached,
+        )?,
         touched,
         reached,
         unresolved_calls: reader.unresolved_calls(&names)?,
