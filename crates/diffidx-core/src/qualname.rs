@@ -43,9 +43,10 @@ fn ends_with_separator(prefix: &str) -> bool {
 pub fn called_as<'a>(qualname: &'a str, kind: SymbolKind, path: &str) -> Vec<&'a str> {
     let own = own_name(qualname);
     let mut names = vec![own];
-    let constructs = Language::from_path(path)
-        .and_then(|l| l.spec().graph.calls_construct)
-        .is_some_and(|init| init == own);
+    let constructs = Language::from_path(path).is_some_and(|l| {
+        let graph = &l.spec().graph;
+        [graph.calls_construct, graph.constructor_method].contains(&Some(own))
+    });
     if kind == SymbolKind::Constructor || constructs {
         let base = split_twin(qualname).0;
         let container = base

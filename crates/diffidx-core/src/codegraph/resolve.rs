@@ -1259,15 +1259,29 @@ impl<'a> DefIndex<'a> {
                 (types.into_iter().map(|t| t.0).collect(), resolution)
             }
         };
+        let init = self.files[f as usize]
+            .language
+            .spec()
+            .graph
+            .constructor_method;
         let mut out = Vec::new();
         for t in &types {
             let name = self.def(*t).name.as_str();
             let ctors = self.members(&[*t], name, &|k| k == SymbolKind::Constructor);
-            if ctors.is_empty() {
-                out.push(*t);
-            } else {
+            if !ctors.is_empty() {
                 out.extend(pick_overloads(self, ctors, reference));
+                continue;
             }
+            // A method the language runs on construction (`constructor`),
+            // the type's own or its nearest base's; else the type.
+            let mut order = vec![*t];
+            order.extend(self.all_bases(&[*t]));
+            let by_init = init.and_then(|init| {
+                order
+                    .iter()
+                    .find_map(|c| self.members(&[*c], init, &is_callable).first().copied())
+            });
+            out.push(by_init.unwrap_or(*t));
         }
         let n = out.len() as u32;
         let resolution = if n > 1 {

@@ -600,12 +600,15 @@ fn a_changed_return_or_parameter_call_rederives_its_callers() {
 fn a_python_parameter_hides_the_function_of_its_name() {
     let e = edges(&tree(&[(
         "app.py",
-        "def fixture():\n    pass\n\ndef test(fixture):\n    items.extend(fixture)\n    fixture()\n\ndef direct():\n    items.extend(fixture)\n",
+        "def fixture():\n    pass\n\ndef test(fixture):\n    map(fixture, items)\n    fixture()\n\n\
+         def direct():\n    map(fixture, items)\n\ndef kept():\n    items.extend(fixture)\n",
     )]));
-    // Passed to an outside callee: the module's function where no
-    // parameter hides it.
+    // Passed to an outside callee that calls it: the module's function
+    // where no parameter hides it.
     has(&e, "direct -CALLS/scoped-> fixture");
     lacks(&e, "test -CALLS");
+    // An outside callee that may only keep it calls nothing.
+    lacks(&e, "kept -CALLS");
 }
 
 #[test]
@@ -772,3 +775,19 @@ func use(f Flag) {
 	f.Name()
 }
 "#;
+
+#[test]
+fn javascript_new_runs_the_constructor_and_super_the_bases() {
+    let files = tree(&[(
+        "src/shop.js",
+        "class Foo {\n  constructor(x) { this.x = x; }\n}\n\
+         class Bar extends Foo {\n  constructor(x) { super(x); }\n}\n\
+         class Baz extends Foo {}\n\
+         function make() { new Bar(1); new Baz(2); }\n",
+    )]);
+    let e = edges(&files);
+    has(&e, "make -CALLS/scoped-> Bar.constructor");
+    // No constructor of its own: the base's runs.
+    has(&e, "make -CALLS/scoped-> Foo.constructor");
+    has(&e, "Bar.constructor -CALLS/exact-> Foo.constructor");
+}

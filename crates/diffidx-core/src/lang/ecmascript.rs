@@ -163,6 +163,7 @@ const GRAPH: GraphSpec = GraphSpec {
     extension_word: None,
     path_calls_make_their_type: false,
     calls_construct: None,
+    constructor_method: Some("constructor"),
     decorators: &[],
     flow: None,
     scope: ScopeRules::by_name(true),

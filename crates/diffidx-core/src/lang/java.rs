@@ -180,6 +180,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         extension_word: None,
         path_calls_make_their_type: false,
         calls_construct: None,
+        constructor_method: None,
         decorators: &[],
         flow: None,
         scope: ScopeRules {

@@ -123,6 +123,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         extension_word: None,
         path_calls_make_their_type: false,
         calls_construct: Some("__init__"),
+        constructor_method: None,
         decorators: &["decorator"],
         flow: Some(FlowSpec {
             blocks: &["module", "block"],

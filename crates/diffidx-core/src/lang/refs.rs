@@ -45,6 +45,9 @@ pub struct GraphSpec {
     /// type when none declares one; and a variable assigned such a call
     /// has that type.
     pub calls_construct: Option<&'static str>,
+    /// The method `new T()` runs when `T` declares no constructor symbol:
+    /// JavaScript's `constructor`, `T`'s own or its nearest base's.
+    pub constructor_method: Option<&'static str>,
     /// Node kinds that hold decorators: what they call is called by the
     /// code around the decorated declaration (the module or class body),
     /// not by the declaration.
@@ -319,6 +322,20 @@ impl<'a> RefWalker<'a> {
                     return;
                 };
                 let args = node.child_by_field_name(arguments);
+                // `super(x)` (JavaScript): the base type's constructor.
+                let word = self.text(callee).trim();
+                if callee.named_child_count() == 0 && self.spec.base_words.contains(&word) {
+                    let reference = self.reference(
+                        RefKind::New,
+                        Receiver::Base,
+                        Vec::new(),
+                        word.to_owned(),
+                        node,
+                    );
+                    let reference = self.with_arguments(reference, args);
+                    self.push(node, reference);
+                    return;
+                }
                 if let Some(flowed) = self.flow_call(node, callee) {
                     for reference in flowed {
                         let reference = self.with_arguments(reference, args);
@@ -426,9 +443,9 @@ impl<'a> RefWalker<'a> {
             RefRole::BasesInChild { kind } => {
                 let mut cursor = node.walk();
                 let list = node.named_children(&mut cursor).find(|c| c.kind() == kind);
-                if let Some(list) = list {
-                    self.bases(list, None);
-                }
+                // JavaScript's `class_heritage` holds the base itself,
+                // TypeScript's an `extends_clause` that holds it.
+                self.bases(list.unwrap_or(node), None);
             }
             RefRole::ImplTrait { tr, ty } => {
                 let (Some(tr), Some(ty)) =
