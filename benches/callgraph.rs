@@ -28,6 +28,14 @@
 //! micro-benchmarks are read: Jarvis's macro-benchmark is left for
 //! independent checking. `BENCH_CALLGRAPH_SHOW=1` prints each case's
 //! missed and wrong edges.
+//!
+//! `BENCH_CALLGRAPH_JCG` is a checkout or a bare clone of JCG (`opalj/JCG`):
+//! its test cases for JavaScript, Java and Python
+//! (`jcg_testcases/src/main/resources/<language>/<category>.md`), each `##`
+//! section a case, read as JCG's extractors read them, resolved as PyCG's
+//! cases are and scored per language ([`JcgTruth::score`] says how). An
+//! expected edge to or from a builtin (`Native.*`) or a JDK type is outside
+//! the case's code and left out, as PyCG's `<builtin>` ones are.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -36,6 +44,10 @@ use std::sync::Arc;
 
 use diffidx_core::codegraph::{DefIndex, EdgeKind, Resolution, SourceFile};
 use diffidx_core::{symbol_id, Extractor, Language};
+
+#[path = "callgraph/jcg.rs"]
+mod jcg;
+use jcg::{score_jcg, Jcg, JCG_CASES};
 
 /// One scored edge: (caller, callee) by PyCG's names.
 type Pair = (String, String);
@@ -88,12 +100,19 @@ fn main() {
         score("Jarvis micro-benchmark", &root, cases);
         any = true;
     }
+    if let Ok(source) = std::env::var("BENCH_CALLGRAPH_JCG") {
+        let root = checkout(Path::new(&source), &[JCG_CASES]);
+        for language in Jcg::ALL {
+            score_jcg(&root, language);
+        }
+        any = true;
+    }
     if !any {
         println!(
             "callgraph: set BENCH_CALLGRAPH_PYCG to a checkout or bare clone of \
              github.com/vitsalis/PyCG, BENCH_CALLGRAPH_JARVIS to one of \
-             github.com/pythonJaRvis/pythonJaRvis.github.io (their micro-benchmarks are the \
-             ground truth)"
+             github.com/pythonJaRvis/pythonJaRvis.github.io, BENCH_CALLGRAPH_JCG to one of \
+             github.com/opalj/JCG (their test cases are the ground truth)"
         );
     }
 }
