@@ -140,6 +140,9 @@ pub struct DefIndex<'a> {
     packages: Vec<Vec<String>>,
     /// Python files by module path, joined: where a re-export is read.
     by_module: HashMap<String, u32>,
+    /// The names a Python import can start with and lead into the
+    /// repository: its top-level modules and directories.
+    python_roots: HashSet<String>,
     /// Crate names of the repository (Rust path roots it owns).
     crates: HashSet<String>,
     /// Every module path (Rust: files and inline modules), joined.
@@ -304,6 +307,7 @@ impl<'a> DefIndex<'a> {
             modules: Vec::with_capacity(files.len()),
             packages: Vec::with_capacity(files.len()),
             by_module: HashMap::new(),
+            python_roots: HashSet::new(),
             crates: HashSet::new(),
             module_paths: HashSet::new(),
             global_usings: HashMap::new(),
@@ -335,6 +339,12 @@ impl<'a> DefIndex<'a> {
                 Modules::Python => {
                     let (m, package) = python_module(path, &packages);
                     index.by_module.insert(key(&m), f as u32);
+                    for root in [m.first().map(String::as_str), path.split('/').next()] {
+                        let root = root.map(|r| r.trim_end_matches(".py"));
+                        if let Some(root) = root {
+                            index.python_roots.insert(root.to_owned());
+                        }
+                    }
                     (m, package)
                 }
                 Modules::Package => (Vec::new(), declared_package(&file.facts, sep_of(file))),
@@ -1585,6 +1595,19 @@ impl<'a> DefIndex<'a> {
             .collect();
         if !exact.is_empty() {
             return Some((exact, Resolution::Exact));
+        }
+        // A Python import is absolute: one of a module outside the
+        // repository (`import json`) leads nowhere in it, whatever its
+        // modules are named (`pkg/json/`).
+        let through_import = expanded != reference.qualifier;
+        let rules = &self.files[f as usize].language.spec().graph.scope;
+        if through_import
+            && rules.modules == Modules::Python
+            && expanded
+                .first()
+                .is_some_and(|root| !self.python_roots.contains(root))
+        {
+            return None;
         }
         let matches = self.by_suffix(all, &expanded, name);
         if matches.is_empty() {

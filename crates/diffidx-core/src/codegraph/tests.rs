@@ -791,3 +791,17 @@ fn javascript_new_runs_the_constructor_and_super_the_bases() {
     has(&e, "make -CALLS/scoped-> Foo.constructor");
     has(&e, "Bar.constructor -CALLS/exact-> Foo.constructor");
 }
+
+#[test]
+fn a_python_import_of_an_outside_module_is_not_a_module_of_the_same_name() {
+    let e = edges(&tree(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/json/__init__.py", "def loads(s):\n    pass\n"),
+        (
+            "pkg/app.py",
+            "import json as _json\nimport json\n\ndef f():\n    _json.loads('')\n    json.loads('')\n",
+        ),
+    ]));
+    lacks(&e, "f -CALLS/scoped-> loads");
+    lacks(&e, "f -CALLS/exact-> loads");
+}
