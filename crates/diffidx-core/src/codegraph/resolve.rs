@@ -226,18 +226,24 @@ fn is_interface(kind: SymbolKind) -> bool {
 }
 
 /// The package a file declares, as its top-level declarations' qualnames
-/// start with it (`a.b.Cart` → `a`, `b`); empty when it declares nothing.
+/// start with it (`a.b.Cart` → `a`, `b`; a Go method's, `pkg.Type.m`,
+/// holds its type too); empty when it declares nothing.
 fn declared_package(facts: &FileFacts, sep: &str) -> Vec<String> {
     facts
         .defs
         .iter()
-        .find(|d| d.parent.is_none() && !is_module_node(d))
-        .and_then(|d| {
+        .filter(|d| d.parent.is_none() && !is_module_node(d))
+        .filter_map(|d| {
             let (base, _) = split_twin(&d.qualname);
-            base.strip_suffix(d.name.as_str())?
-                .strip_suffix(sep)
-                .map(|p| p.split(sep).map(str::to_owned).collect())
+            let prefix = base.strip_suffix(d.name.as_str())?.strip_suffix(sep)?;
+            if d.kind == SymbolKind::Method {
+                prefix.rsplit_once(sep).map(|(package, _)| package)
+            } else {
+                Some(prefix)
+            }
         })
+        .min_by_key(|prefix| prefix.len())
+        .map(|p| p.split(sep).map(str::to_owned).collect())
         .unwrap_or_default()
 }
 

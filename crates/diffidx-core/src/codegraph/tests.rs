@@ -738,6 +738,16 @@ fn go_packages_are_directories() {
     let files = tree(&[
         ("cmd.go", GO_CMD),
         ("doc/util.go", "package doc\n\nfunc check() {}\n"),
+        (
+            "marks.go",
+            "package cobra\n\nfunc (c *Command) Require(name string) error {\n\treturn Require(c.Flags(), name)\n}\n\n\
+             func Require(flags *FlagSet, name string) error { return nil }\n",
+        ),
+        // Methods only: the package is still `cobra`.
+        (
+            "methods.go",
+            "package cobra\n\nfunc (c *Command) Check() { check() }\n",
+        ),
         ("other/util.go", "package cobra\n\nfunc check() {}\n"),
     ]);
     let e = edges(&files);
@@ -748,9 +758,19 @@ fn go_packages_are_directories() {
     has(&e, "cobra.use -CALLS/scoped-> cobra.Command.Name");
     has(&e, "cobra.use -CALLS/scoped-> cobra.Flag.Name");
     lacks(&e, "cobra.use -CALLS/ambiguous-> cobra.Flag.Name");
+    has(&e, "cobra.Command.Require -CALLS/scoped-> cobra.Require");
+    has(&e, "cobra.Command.Check -CALLS/scoped-> cobra.check");
+    // A method calling the package's function of its name.
+    has(&e, "cobra.Command.Mark -CALLS/scoped-> cobra.Mark");
     // `doc/` and `other/` (a package of the same name) are other packages.
     let checks: Vec<&String> = e.iter().filter(|x| x.ends_with("cobra.check")).collect();
-    assert_eq!(checks, ["cobra.Command.Run -CALLS/scoped-> cobra.check"]);
+    assert_eq!(
+        checks,
+        [
+            "cobra.Command.Check -CALLS/scoped-> cobra.check",
+            "cobra.Command.Run -CALLS/scoped-> cobra.check"
+        ]
+    );
 }
 
 const GO_CMD: &str = r#"package cobra
@@ -768,6 +788,10 @@ func (f Flag) Name() {}
 func check() {}
 
 func New() *Command { return &Command{} }
+
+func (c *Command) Mark(name string) { Mark(c, name) }
+
+func Mark(c *Command, name string) {}
 
 func use(f Flag) {
 	x := &Command{}
