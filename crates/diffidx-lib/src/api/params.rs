@@ -110,7 +110,8 @@ pub struct GraphParams {
     /// Follow edges this many hops (default 1).
     #[serde(default)]
     pub depth: Option<u32>,
-    /// Follow only edges resolved at least this surely: exact, scoped, unique_name, ambiguous.
+    /// Follow only edges resolved at least this surely: exact, scoped (the
+    /// default), unique_name, ambiguous (every edge).
     #[serde(default)]
     pub min_resolution: Option<String>,
     /// Only symbols of this kind.
@@ -131,7 +132,8 @@ pub struct ImpactParams {
     /// Follow callers, subtypes and implementers this many hops (default 2).
     #[serde(default)]
     pub depth: Option<u32>,
-    /// Follow only edges resolved at least this surely.
+    /// Follow only edges resolved at least this surely: exact, scoped (the
+    /// default), unique_name, ambiguous (every edge).
     #[serde(default)]
     pub min_resolution: Option<String>,
 }
