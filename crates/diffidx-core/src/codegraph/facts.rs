@@ -105,6 +105,13 @@ fn is_zero(n: &u8) -> bool {
 }
 
 impl Def {
+    /// A node of the graph only, no symbol of the records: a file's module
+    /// node, a function nested in a function. Only these have no content
+    /// hash.
+    pub fn graph_only(&self) -> bool {
+        self.content_hash.is_empty()
+    }
+
     pub fn of_symbols(symbols: &FileSymbols) -> Vec<Def> {
         symbols
             .symbols
@@ -235,6 +242,11 @@ pub struct Reference {
     /// those a call site passes (a method's `self` not counted).
     #[serde(rename = "pi", default, skip_serializing_if = "Option::is_none")]
     pub param: Option<u32>,
+    /// For [`RefKind::CallsParameter`]: how many functions out from the
+    /// one the call is in declares the parameter (a decorator's `f`,
+    /// called in the function nested in it: 1).
+    #[serde(rename = "pd", default, skip_serializing_if = "is_zero")]
+    pub param_depth: u8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -449,7 +449,22 @@ impl<'a> DefIndex<'a> {
                 };
                 match r.kind {
                     RefKind::Returns => index.returns.entry(at).or_default().push(r),
-                    RefKind::CallsParameter => index.param_calls.entry(at).or_default().push(r),
+                    RefKind::CallsParameter => {
+                        // Kept with the function whose parameter it calls.
+                        let mut declaring = Some(owner);
+                        for _ in 0..r.param_depth {
+                            declaring = declaring
+                                .and_then(|d| file.facts.defs.get(d as usize))
+                                .and_then(|d| d.parent);
+                        }
+                        if let Some(def) = declaring {
+                            let at = DefRef {
+                                file: f as u32,
+                                def,
+                            };
+                            index.param_calls.entry(at).or_default().push(r);
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -910,10 +925,14 @@ impl<'a> DefIndex<'a> {
         let rules = &file.language.spec().graph.scope;
         let mut types = Vec::new();
         let mut containers: Vec<String> = Vec::new();
+        let mut locals: Vec<String> = Vec::new();
         let mut current = owner;
         let mut first_module: Option<String> = None;
         while let Some(c) = current {
             let def = self.def(c);
+            if is_callable(def.kind) {
+                locals.push(self.info(c).full.clone());
+            }
             if is_type_like(def.kind) && rules.members_inherit {
                 types.push(c);
             }
@@ -958,6 +977,7 @@ impl<'a> DefIndex<'a> {
             imported.push(key(&self.expand(f, ctx, path)));
         }
         Scope {
+            locals,
             types,
             bases,
             containers,
@@ -1051,9 +1071,9 @@ impl<'a> DefIndex<'a> {
                 }
                 // Functions passed to a callee that calls its parameters.
                 for (t, level, _) in &targets {
-                    for (to, arg_level, n) in self.passed_and_called(f, owner, reference, *t) {
-                        if to != *t {
-                            found.edges.push((*t, to, arg_level.max(*level), n));
+                    for (by, to, arg_level, n) in self.passed_and_called(f, owner, reference, *t) {
+                        if to != by {
+                            found.edges.push((by, to, arg_level.max(*level), n));
                         }
                     }
                 }
@@ -1101,22 +1121,28 @@ impl<'a> DefIndex<'a> {
         }
     }
 
-    /// The functions a call passes to `target` that `target` calls through
-    /// its parameters: each argument at a called parameter's position (or
-    /// keyword), resolved where the call is.
+    /// The functions a call passes to `target` that `target` (or a function
+    /// nested in it) calls through its parameters: each argument at a called
+    /// parameter's position (or keyword), resolved where the call is, with
+    /// the function that makes the call.
     fn passed_and_called(
         &self,
         f: u32,
         owner: Option<DefRef>,
         reference: &Reference,
         target: DefRef,
-    ) -> Vec<(DefRef, Resolution, u32)> {
+    ) -> Vec<(DefRef, DefRef, Resolution, u32)> {
         let Some(calls) = self.param_calls.get(&target) else {
             return Vec::new();
         };
         let mut out = Vec::new();
         for call in calls {
             let Some(position) = call.param else { continue };
+            // The target, or a function nested in it, makes the call.
+            let by = call.owner.map_or(target, |def| DefRef {
+                file: target.file,
+                def,
+            });
             let keyword = format!("{}=", call.name);
             let arg = reference
                 .arg_names
@@ -1134,7 +1160,7 @@ impl<'a> DefIndex<'a> {
             };
             let passed = self.name_reference(reference, arg);
             for (to, level, n) in self.call_targets(f, owner, &passed) {
-                out.push((to, level.max(Resolution::Scoped), n));
+                out.push((by, to, level.max(Resolution::Scoped), n));
             }
         }
         out
@@ -1184,6 +1210,7 @@ impl<'a> DefIndex<'a> {
             flow: true,
             returned: false,
             param: None,
+            param_depth: 0,
             ..at.clone()
         }
     }
@@ -1363,6 +1390,12 @@ impl<'a> DefIndex<'a> {
             }
             Receiver::Bare => {
                 let scope = self.scope(f, owner);
+                for local in &scope.locals {
+                    let found = self.in_containers(&all, std::slice::from_ref(local));
+                    if !found.is_empty() {
+                        return done(found, Resolution::Scoped);
+                    }
+                }
                 for group in [&scope.types, &scope.bases] {
                     let found = self.members(group, name, wanted);
                     if !found.is_empty() {
@@ -1638,6 +1671,7 @@ impl<'a> DefIndex<'a> {
                 flow: false,
                 returned: false,
                 param: None,
+                param_depth: 0,
             };
             if qualifier_ref.name == reference.name {
                 return None;
@@ -1703,6 +1737,9 @@ impl<'a> DefIndex<'a> {
 type ScopeKey = (u32, Option<u32>);
 
 struct Scope {
+    /// Enclosing functions, nearest first, joined: they see the functions
+    /// nested in them before anything else.
+    locals: Vec<String>,
     /// Enclosing types (C#), nearest first.
     types: Vec<DefRef>,
     bases: Vec<DefRef>,

@@ -829,3 +829,36 @@ fn a_python_import_of_an_outside_module_is_not_a_module_of_the_same_name() {
     lacks(&e, "f -CALLS/scoped-> loads");
     lacks(&e, "f -CALLS/exact-> loads");
 }
+
+#[test]
+fn python_nested_functions_are_graph_nodes() {
+    let files = tree(&[(
+        "app.py",
+        "def dec(f):\n    def inner():\n        return f()\n    return inner\n\n\
+         @dec\ndef work():\n    pass\n\n\
+         def outer():\n    def helper():\n        return work()\n    if True:\n        def twice():\n            pass\n    else:\n        def twice():\n            pass\n    return helper()\n",
+    )]);
+    let e = edges(&files);
+    has(&e, "outer -CALLS/scoped-> outer.helper");
+    has(&e, "outer.helper -CALLS/scoped-> work");
+    // The decorator is passed `work`; the function nested in it calls it.
+    has(&e, "dec.inner -CALLS/scoped-> work");
+    lacks(&e, "outer -CALLS/scoped-> work");
+    let facts = &files["app.py"].facts;
+    let nested: Vec<&str> = facts
+        .defs
+        .iter()
+        .filter(|d| d.graph_only())
+        .map(|d| d.qualname.as_str())
+        .collect();
+    assert_eq!(
+        nested,
+        [
+            "dec.inner",
+            "outer.helper",
+            "outer.twice",
+            "outer.twice#2",
+            MODULE_QUALNAME
+        ]
+    );
+}

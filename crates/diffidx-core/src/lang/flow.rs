@@ -77,7 +77,15 @@ pub(crate) struct BlockFacts {
     /// byte range).
     subscripted: std::collections::HashMap<String, Vec<(usize, String, Span)>>,
     /// Functions and classes declared there.
-    defined: std::collections::HashSet<String>,
+    defined: std::collections::HashMap<String, Local>,
+}
+
+/// What a function body declares: a function (a node of the graph) or
+/// something else (a class: nothing to link).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Local {
+    Function,
+    Other,
 }
 
 /// [`BlockFacts`] by node id.
@@ -119,13 +127,17 @@ impl<'a> RefWalker<'a> {
         let kind = callee.kind();
         let values: Vec<Node<'a>> = if kind == "identifier" {
             let name = self.text(callee).trim();
-            if self.defined_locally(callee, name) {
-                // A function nested in a function: no symbol to link.
-                return Some(Vec::new());
+            match self.defined_locally(callee, name) {
+                // A function nested in a function: a node of the graph,
+                // called by its name.
+                Some(Local::Function) => return None,
+                // A class nested in a function: nothing to link.
+                Some(Local::Other) => return Some(Vec::new()),
+                None => {}
             }
             let values = self.values_of(callee, name, 0);
             if values.is_empty() {
-                let (at, param) = self.param_position(callee, name)?;
+                let (at, param, depth) = self.param_position(callee, name)?;
                 let mut r = self.reference(
                     RefKind::CallsParameter,
                     crate::codegraph::facts::Receiver::Bare,
@@ -134,6 +146,7 @@ impl<'a> RefWalker<'a> {
                     call,
                 );
                 r.param = Some(at);
+                r.param_depth = depth;
                 let mut out = vec![r];
                 // `def f(g=h)`: `h` when no argument is passed.
                 let default = param.child_by_field_name("value");
@@ -260,7 +273,12 @@ impl<'a> RefWalker<'a> {
                 for (k, field) in flow.definitions {
                     if declared.kind() == *k {
                         if let Some(n) = declared.child_by_field_name(field) {
-                            facts.defined.insert(self.text(n).trim().to_owned());
+                            let what = if *k == flow.function.0 {
+                                Local::Function
+                            } else {
+                                Local::Other
+                            };
+                            facts.defined.insert(self.text(n).trim().to_owned(), what);
                         }
                     }
                 }
@@ -371,26 +389,24 @@ impl<'a> RefWalker<'a> {
         }
     }
 
-    /// Whether `name` is declared in a function body around `at` (a
-    /// nested function or class).
-    fn defined_locally(&self, at: Node<'a>, name: &str) -> bool {
-        let Some(flow) = self.spec.flow.as_ref() else {
-            return false;
-        };
+    /// What `name` is, if declared in a function body around `at`: a
+    /// nested function or something else (a class).
+    fn defined_locally(&self, at: Node<'a>, name: &str) -> Option<Local> {
+        let flow = self.spec.flow.as_ref()?;
         let mut node = at;
         let mut blocks = Vec::new();
         while let Some(parent) = self.up(node) {
             if parent.kind() == flow.function.0 {
                 return blocks
                     .into_iter()
-                    .any(|b| self.block_facts(flow, b).defined.contains(name));
+                    .find_map(|b| self.block_facts(flow, b).defined.get(name).copied());
             }
             if flow.blocks.contains(&parent.kind()) {
                 blocks.push(parent);
             }
             node = parent;
         }
-        false
+        None
     }
 
     /// `x` of `self.x`.
@@ -540,16 +556,32 @@ impl<'a> RefWalker<'a> {
 
     /// The position of `name` among the parameters of the function around
     /// `at` that a call site passes (`self`/`cls` first not counted).
-    fn param_position(&self, at: Node<'a>, name: &str) -> Option<(u32, Node<'a>)> {
+    fn param_position(&self, at: Node<'a>, name: &str) -> Option<(u32, Node<'a>, u8)> {
         let flow = self.spec.flow.as_ref()?;
         let mut node = at;
-        let function = loop {
+        let mut depth = 0u8;
+        loop {
             let parent = self.up(node)?;
-            if parent.kind() == flow.function.0 {
-                break parent;
-            }
             node = parent;
-        };
+            if parent.kind() != flow.function.0 {
+                continue;
+            }
+            // A function sees its own parameters, then those of the
+            // functions it is nested in.
+            if let Some((position, param)) = self.parameter(flow, parent, name) {
+                return Some((position, param, depth));
+            }
+            depth = depth.checked_add(1)?;
+        }
+    }
+
+    /// The position and node of `function`'s parameter `name`.
+    fn parameter(
+        &self,
+        flow: &FlowSpec,
+        function: Node<'a>,
+        name: &str,
+    ) -> Option<(u32, Node<'a>)> {
         let params = function.child_by_field_name(flow.function.1)?;
         let mut cursor = params.walk();
         let mut position = 0u32;

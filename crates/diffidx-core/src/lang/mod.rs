@@ -914,7 +914,27 @@ fn extract_from_tree(
             .collect();
         let mut imports = refs.imports;
         refs::assign_import_owners(&mut imports, &lines);
-        (refs::assign_owners(refs.refs, &ranges), imports)
+        let nested = nested_functions(&spec.graph, root, parse_text, &ranges);
+        // Symbols and nested functions, in the order they start: a
+        // reference belongs to the innermost that holds it.
+        let mut owners: Vec<(Range<usize>, u32)> = ranges
+            .iter()
+            .cloned()
+            .zip(0..)
+            .chain(
+                nested
+                    .iter()
+                    .zip(ranges.len() as u32..)
+                    .map(|(n, i)| (n.bytes.clone(), i)),
+            )
+            .collect();
+        owners.sort_by_key(|(r, _)| (r.start, std::cmp::Reverse(r.end)));
+        (
+            refs::assign_owners(refs.refs, &owners),
+            imports,
+            nested,
+            owners,
+        )
     });
     let arities: Vec<(u8, bool)> = walker.raw.iter().map(|r| (r.arity, r.extension)).collect();
     let words = if want == Want::Facts {
@@ -936,7 +956,7 @@ fn extract_from_tree(
         too_deep: walker.too_deep,
         name_too_long: walker.name_too_long,
     };
-    let facts = found.map(|(refs, imports)| {
+    let facts = found.map(|(refs, imports, nested, owners)| {
         let mut defs = crate::codegraph::facts::Def::of_symbols(&symbols);
         for (def, (arity, extension)) in defs.iter_mut().zip(arities) {
             def.arity = arity;
@@ -945,6 +965,7 @@ fn extract_from_tree(
         for (def, words) in defs.iter_mut().zip(words) {
             def.words = words;
         }
+        add_nested_functions(&mut defs, nested, &owners);
         let mut facts = crate::codegraph::FileFacts {
             defs,
             imports,
@@ -954,6 +975,106 @@ fn extract_from_tree(
         facts
     });
     (symbols, texts, facts, kept, sketches)
+}
+
+/// A function declared in a function's body: no symbol (DESIGN.md §2), yet
+/// a node of the graph, so that its calls and the calls of it have ends.
+struct NestedFunction {
+    name: String,
+    bytes: Range<usize>,
+    lines: (u32, u32),
+}
+
+/// The functions declared inside functions that are no symbols, in the
+/// order they start (the language's flow table names the function kind).
+fn nested_functions(
+    graph: &refs::GraphSpec,
+    root: Node<'_>,
+    text: &str,
+    symbols: &[Range<usize>],
+) -> Vec<NestedFunction> {
+    let Some(flow) = graph.flow.as_ref() else {
+        return Vec::new();
+    };
+    let function = flow.function.0;
+    let Some((_, name_field)) = flow.definitions.iter().find(|(k, _)| *k == function) else {
+        return Vec::new();
+    };
+    let is_symbol = |n: Node<'_>| {
+        let own = n.byte_range();
+        let wrapped = n.parent().map(|p| p.byte_range());
+        symbols
+            .iter()
+            .any(|s| *s == own || Some(s) == wrapped.as_ref())
+    };
+    let mut out = Vec::new();
+    // (node, inside a function's body)
+    let mut stack = vec![(root, false)];
+    while let Some((node, inside)) = stack.pop() {
+        let is_function = node.kind() == function;
+        if is_function && inside && !is_symbol(node) {
+            if let Some(name) = node.child_by_field_name(name_field) {
+                out.push(NestedFunction {
+                    name: text[name.byte_range()].trim().to_owned(),
+                    bytes: node.byte_range(),
+                    lines: (
+                        node.start_position().row as u32 + 1,
+                        node.end_position().row as u32 + 1,
+                    ),
+                });
+            }
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for child in children.into_iter().rev() {
+            stack.push((child, inside || is_function));
+        }
+    }
+    out.sort_by_key(|n| n.bytes.start);
+    out
+}
+
+/// Appends the nested functions as graph-only declarations (no content
+/// hash: see [`crate::codegraph::facts::Def::graph_only`]), each under the
+/// innermost declaration that holds it, named after it (`outer.inner`).
+fn add_nested_functions(
+    defs: &mut Vec<crate::codegraph::facts::Def>,
+    nested: Vec<NestedFunction>,
+    owners: &[(Range<usize>, u32)],
+) {
+    let first = defs.len() as u32;
+    for (k, n) in nested.into_iter().enumerate() {
+        let index = first + k as u32;
+        let before = owners.partition_point(|(r, _)| r.start <= n.bytes.start);
+        let parent = owners[..before]
+            .iter()
+            .rev()
+            .find(|(r, i)| *i != index && r.start <= n.bytes.start && n.bytes.end <= r.end)
+            .map(|(_, i)| *i);
+        let named = match parent.and_then(|p| defs.get(p as usize)) {
+            Some(p) => format!("{}.{}", p.qualname, n.name),
+            None => n.name.clone(),
+        };
+        // Declared twice in one body (`if`/`else`): twins, as symbols are.
+        let mut qualname = named.clone();
+        let mut count = 1;
+        while defs.iter().any(|d| d.qualname == qualname) {
+            count += 1;
+            qualname = crate::symbol::twin(&named, count);
+        }
+        defs.push(crate::codegraph::facts::Def {
+            qualname,
+            name: n.name,
+            kind: SymbolKind::Function,
+            sig: String::new(),
+            parent,
+            lines: n.lines,
+            content_hash: String::new(),
+            arity: 0,
+            extension: false,
+            words: String::new(),
+        });
+    }
 }
 
 /// Gives the calls outside any declaration (top-level statements, decorators,

@@ -289,6 +289,20 @@ impl<'a> RefWalker<'a> {
         }
     }
 
+    /// The name of the declaration a decorator decorates (the flow table's
+    /// wrapper holds both).
+    fn decorated_name(&self, decorator: Node<'a>) -> Option<String> {
+        let flow = self.spec.flow.as_ref()?;
+        let wrapper = self.up(decorator).filter(|w| w.kind() == flow.wrapper.0)?;
+        let declared = wrapper.child_by_field_name(flow.wrapper.1)?;
+        let (_, field) = flow
+            .definitions
+            .iter()
+            .find(|(k, _)| *k == declared.kind())?;
+        let name = declared.child_by_field_name(field)?;
+        Some(self.text(name).trim().to_owned())
+    }
+
     pub(crate) fn push(&mut self, node: Node<'_>, reference: Reference) {
         // A decorator's calls are made where the decorated declaration
         // stands: owned by what holds the declaration.
@@ -508,8 +522,18 @@ impl<'a> RefWalker<'a> {
                         .into_iter()
                         .collect(),
                 };
+                // A decorator is passed the declaration it decorates.
+                let decorated = self
+                    .spec
+                    .decorators
+                    .contains(&node.kind())
+                    .then(|| self.decorated_name(node))
+                    .flatten();
                 for mut reference in references {
                     reference.args = Some(1);
+                    if let Some(name) = &decorated {
+                        reference.arg_names = vec![name.clone()];
+                    }
                     self.push(node, reference);
                 }
             }
@@ -673,6 +697,7 @@ impl<'a> RefWalker<'a> {
             flow: false,
             returned: false,
             param: None,
+            param_depth: 0,
         }
     }
 
@@ -1312,7 +1337,9 @@ pub(crate) fn assign_import_owners(imports: &mut [Import], lines: &[(u32, u32)])
 
 /// Assigns each reference to the innermost declaration around it, given the
 /// declarations' byte ranges in pre-order.
-pub(crate) fn assign_owners(found: Vec<Found>, ranges: &[Range<usize>]) -> Vec<Reference> {
+/// Gives each reference its owner: of `ranges` (sorted by start, each with
+/// its declaration's index), the innermost that holds it.
+pub(crate) fn assign_owners(found: Vec<Found>, ranges: &[(Range<usize>, u32)]) -> Vec<Reference> {
     let mut refs = Vec::with_capacity(found.len());
     for Found {
         at,
@@ -1320,11 +1347,12 @@ pub(crate) fn assign_owners(found: Vec<Found>, ranges: &[Range<usize>]) -> Vec<R
         mut reference,
     } in found
     {
-        let before = ranges.partition_point(|r| r.start <= at);
+        let before = ranges.partition_point(|(r, _)| r.start <= at);
         reference.owner = ranges[..before]
             .iter()
-            .rposition(|r| r.contains(&at) && !(around && r.start == at))
-            .map(|i| i as u32);
+            .rev()
+            .find(|(r, _)| r.contains(&at) && !(around && r.start == at))
+            .map(|(_, i)| *i);
         refs.push(reference);
     }
     refs

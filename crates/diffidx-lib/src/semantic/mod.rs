@@ -581,12 +581,13 @@ fn chunks_of(
         .iter()
         .map(|d| symbol_id(path, d.kind, &d.qualname, &d.sig))
         .collect();
-    // The module node is the whole file: no chunk of its own.
+    // The module node is the whole file, a nested function part of its
+    // function's text: no chunk of their own.
     let symbols: Vec<ChunkSymbol<'_>> = facts
         .defs
         .iter()
         .zip(&ids)
-        .filter(|(d, _)| d.qualname != diffidx_core::codegraph::MODULE_QUALNAME)
+        .filter(|(d, _)| !d.graph_only())
         .map(|(d, id)| ChunkSymbol {
             symbol_id: id,
             kind: d.kind.as_str(),
