@@ -514,6 +514,57 @@ fn edges_found_by_name_only_are_left_out_by_default_and_counted() {
     assert!(all.get("more_at_lower_levels").is_none(), "{all}");
 }
 
+/// A call made in a function nested in another (a decorator factory) has
+/// the nested function for its caller, and callers go on from the holder.
+#[test]
+fn a_nested_functions_holder_is_reached_through_it() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "web/app.py",
+        "class App:\n    def add_rule(self, rule):\n        pass\n\n\
+         \x20   def route(self, rule):\n        def decorator(f):\n            self.add_rule(rule)\n            return f\n        return decorator\n\n\
+         def serve():\n    return App().route('/')\n",
+    );
+    repo.commit("web");
+    succeeded(&repo.diffidx(&["index"]));
+    let answer = json(
+        &repo,
+        &[
+            "graph",
+            "App.add_rule",
+            "--callers",
+            "--depth",
+            "2",
+            "--json",
+        ],
+    );
+    let reached: Vec<(u64, String, String)> = answer["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["distance"].as_u64().unwrap(),
+                c["qualname"].as_str().unwrap().to_owned(),
+                c["edge"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        reached.contains(&(1, "App.route.decorator".to_owned(), "CALLS".to_owned())),
+        "{answer}"
+    );
+    assert!(
+        reached.contains(&(1, "App.route".to_owned(), "CONTAINS".to_owned())),
+        "{answer}"
+    );
+    assert!(
+        reached.iter().any(|(d, q, _)| *d == 2 && q == "serve"),
+        "{answer}"
+    );
+    assert_equal_to_fresh_build(&repo);
+}
+
 #[test]
 fn java_calls_constructors_and_bases_reach_the_graph() {
     let mut repo = TestRepo::new();

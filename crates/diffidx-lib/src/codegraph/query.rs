@@ -146,27 +146,43 @@ fn walk(
             break;
         }
         let mut found: BTreeMap<String, Reached> = BTreeMap::new();
+        let mut rows = Vec::new();
         for kind in kinds {
-            for row in reader.edges(&frontier, kind, direction, levels)? {
-                if seen.contains(&row.other.id) {
-                    continue;
+            rows.extend(reader.edges(&frontier, kind, direction, levels)?);
+        }
+        // What a function nested in a function reaches, the function that
+        // holds it reaches too (a decorator factory, a closure): callers
+        // go on from the holder.
+        if direction == Direction::In {
+            let mut nested: Vec<String> = rows.iter().map(|r| r.other.id.clone()).collect();
+            for _ in 0..4 {
+                let holders = reader.nested_in(&nested)?;
+                if holders.is_empty() {
+                    break;
                 }
-                let reached = Reached {
-                    distance,
-                    via: row.at,
-                    edge: row.kind.to_owned(),
-                    resolution: row.resolution,
-                    candidates: row.candidates,
-                    file: row.file,
-                    line: row.line,
-                    symbol: row.other,
-                };
-                let better = |old: &Reached| rank(&reached) < rank(old);
-                match found.get(&reached.symbol.id) {
-                    Some(old) if !better(old) => {}
-                    _ => {
-                        found.insert(reached.symbol.id.clone(), reached);
-                    }
+                nested = holders.iter().map(|r| r.other.id.clone()).collect();
+                rows.extend(holders);
+            }
+        }
+        for row in rows {
+            if seen.contains(&row.other.id) {
+                continue;
+            }
+            let reached = Reached {
+                distance,
+                via: row.at,
+                edge: row.kind.to_owned(),
+                resolution: row.resolution,
+                candidates: row.candidates,
+                file: row.file,
+                line: row.line,
+                symbol: row.other,
+            };
+            let better = |old: &Reached| rank(&reached) < rank(old);
+            match found.get(&reached.symbol.id) {
+                Some(old) if !better(old) => {}
+                _ => {
+                    found.insert(reached.symbol.id.clone(), reached);
                 }
             }
         }

@@ -711,6 +711,38 @@ impl super::Reader<'_> {
             .collect())
     }
 
+    /// For the graph-only functions among `ids` (a function nested in a
+    /// function: no content hash), the declaration that holds each, as a
+    /// `CONTAINS` edge row.
+    pub fn nested_in(&self, ids: &[String]) -> Result<Vec<EdgeRow>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self.run(
+            &format!(
+                "MATCH (s:Symbol)-[r:CONTAINS]->(a:Symbol) WHERE a.id IN $ids \
+                 AND a.content_hash = '' AND a.kind = 'function' \
+                 RETURN {SYMBOL_COLUMNS}, a.id, a.path, a.start_line"
+            ),
+            "find nested functions' holders",
+            vec![("ids", string_list(ids))],
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                Some(EdgeRow {
+                    other: symbol_row(r)?,
+                    at: as_string(&r[8])?,
+                    kind: "CONTAINS",
+                    resolution: "exact".to_owned(),
+                    candidates: 1,
+                    file: as_string(&r[9]).unwrap_or_default(),
+                    line: super::kuzu::as_u32(&r[10]),
+                })
+            })
+            .collect())
+    }
+
     /// What the files import.
     pub fn imports_of(&self, paths: &[String]) -> Result<Vec<ImportRow>> {
         let mut out = Vec::new();
