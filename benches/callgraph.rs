@@ -442,6 +442,7 @@ fn resolve_case(extractor: &mut Extractor, case: &Case) -> Found {
             names.insert(id, name);
         }
     }
+    pycg_lambda_names(&mut names);
     let index = DefIndex::new(&tree);
     let mut edges: BTreeMap<Pair, Resolution> = BTreeMap::new();
     let mut instantiations = 0;
@@ -468,6 +469,43 @@ fn resolve_case(extractor: &mut Extractor, case: &Case) -> Found {
         nodes: names.into_values().chain(modules.iter().cloned()).collect(),
         modules,
         instantiations,
+    }
+}
+
+/// Renames lambdas from diffidx's names (`<lambda:LINE:COL>`, by position)
+/// to PyCG's (`<lambdaN>`, numbered from 1 in order within what holds them).
+fn pycg_lambda_names(names: &mut BTreeMap<String, String>) {
+    let position = |segment: &str| -> Option<(u32, u32)> {
+        let (line, column) = segment
+            .strip_prefix("<lambda:")?
+            .strip_suffix('>')?
+            .split_once(':')?;
+        Some((line.parse().ok()?, column.parse().ok()?))
+    };
+    // Per holder (the name's segments before the lambda), its lambdas.
+    let mut held: BTreeMap<String, BTreeSet<(u32, u32)>> = BTreeMap::new();
+    for name in names.values() {
+        let segments: Vec<&str> = name.split('.').collect();
+        for (i, segment) in segments.iter().enumerate() {
+            if let Some(at) = position(segment) {
+                held.entry(segments[..i].join(".")).or_default().insert(at);
+            }
+        }
+    }
+    for name in names.values_mut() {
+        let segments: Vec<&str> = name.split('.').collect();
+        let renamed: Vec<String> = segments
+            .iter()
+            .enumerate()
+            .map(|(i, segment)| match position(segment) {
+                Some(at) => {
+                    let n = held[&segments[..i].join(".")].range(..at).count() + 1;
+                    format!("<lambda{n}>")
+                }
+                None => (*segment).to_owned(),
+            })
+            .collect();
+        *name = renamed.join(".");
     }
 }
 

@@ -862,3 +862,70 @@ fn python_nested_functions_are_graph_nodes() {
         ]
     );
 }
+
+#[test]
+fn python_lambdas_are_graph_nodes_named_by_position() {
+    let files = tree(&[(
+        "app.py",
+        "def work():\n    pass\n\n\
+         def apply(f, x):\n    return f(x)\n\n\
+         def make():\n    return (lambda x: work())\n\n\
+         square = lambda n: n * n\n\
+         def main():\n    square(2)\n    apply(lambda y: y(), work)\n    make()(1)\n",
+    )]);
+    let e = edges(&files);
+    // Held by a variable, passed to a function, returned by one.
+    has(&e, "main -CALLS/scoped-> <lambda:10:10>");
+    has(&e, "apply -CALLS/scoped-> main.<lambda:13:11>");
+    has(&e, "main -CALLS/scoped-> make.<lambda:8:13>");
+    // What a lambda calls, it calls, not the function it stands in.
+    has(&e, "make.<lambda:8:13> -CALLS/scoped-> work");
+    lacks(&e, "make -CALLS/scoped-> work");
+    let lambdas: Vec<&str> = files["app.py"]
+        .facts
+        .defs
+        .iter()
+        .filter(|d| d.qualname.contains("<lambda"))
+        .map(|d| d.qualname.as_str())
+        .collect();
+    assert_eq!(
+        lambdas,
+        [
+            "make.<lambda:8:13>",
+            "<lambda:10:10>",
+            "main.<lambda:13:11>"
+        ]
+    );
+}
+
+#[test]
+fn python_values_unpacked_iterated_updated_and_nested() {
+    let files = tree(&[(
+        "app.py",
+        "def f1():\n    pass\n\ndef f2():\n    pass\n\ndef f3():\n    pass\n\n\
+         def gen():\n    yield f3\n\n\
+         def factory():\n    def dec(g):\n        return g\n    return dec\n\n\
+         def rest():\n    a, *b = f1, f2, f3\n    b[1]()\n\n\
+         def loop():\n    for h in gen():\n        h()\n\n\
+         def updated():\n    d = {\"k\": f1}\n    d.update({\"k\": f2})\n    d[\"k\"]()\n\n\
+         def nested():\n    ls = [[f1], f2]\n    ls[0][0]()\n\n\
+         @factory()\ndef decorated():\n    pass\n\n\
+         class Items:\n    def m(self):\n        pass\n\n\
+         def items():\n    for item in Items():\n        item.m()\n",
+    )]);
+    let e = edges(&files);
+    // `*b` holds the rest, by index.
+    has(&e, "rest -CALLS/scoped-> f3");
+    lacks(&e, "rest -CALLS/scoped-> f2");
+    // A loop's variable holds what the generator yields.
+    has(&e, "loop -CALLS/scoped-> f3");
+    // `update` replaces the key's value.
+    has(&e, "updated -CALLS/scoped-> f2");
+    lacks(&e, "updated -CALLS/scoped-> f1");
+    has(&e, "nested -CALLS/scoped-> f1");
+    lacks(&e, "nested -CALLS/scoped-> f2");
+    // The decorator a factory returns is called by the module.
+    has(&e, "<module> -CALLS/scoped-> factory.dec");
+    // A loop's variable is an item of what it iterates, of no type shown.
+    lacks(&e, "items -CALLS/scoped-> Items.m");
+}

@@ -14,7 +14,7 @@
 use tree_sitter::Node;
 
 use super::refs::RefWalker;
-use crate::codegraph::facts::{RefKind, Reference};
+use crate::codegraph::facts::{Receiver, RefKind, Reference};
 
 /// How deep a variable's value is followed (`b = a; a = f`).
 const MAX_FLOW_DEPTH: u8 = 4;
@@ -32,14 +32,26 @@ pub struct FlowSpec {
     /// in a statement of `statement` kind.
     pub assignment: (&'static str, &'static str, &'static str),
     pub statement: &'static str,
+    /// `(kind, variable field, iterated field)`: `for x in v`.
+    pub iteration: (&'static str, &'static str, &'static str),
     /// Sequences written or unpacked: `[f, g]`, `a, b = f, g`.
     pub sequences: &'static [&'static str],
+    /// A target that takes the rest of a sequence unpacked (`a, *b = f,
+    /// g, h`: `b` is the sequence `g, h`), its name its first named child.
+    pub rest_target: &'static str,
     /// `(kind, pair kind, key field, value field)`: `{"k": f}`.
     pub mapping: (&'static str, &'static str, &'static str, &'static str),
+    /// The method that adds a mapping's pairs to another (`d.update({"k":
+    /// f})`): as `d["k"] = f` does.
+    pub mapping_update: Option<&'static str>,
     /// `(kind, value field, index field)`: `a[k]`.
     pub subscript: (&'static str, &'static str, &'static str),
     /// `(function kind, parameters field)`.
     pub function: (&'static str, &'static str),
+    /// Functions without a name (Python's `lambda`), with their parameters
+    /// in the same field: nodes of the graph named by kind and position
+    /// (`<lambda:3:9>`, see [`anonymous_name`]), wherever they stand.
+    pub anonymous_functions: &'static [&'static str],
     /// Parameter kinds and the field of their name (`None`: the first
     /// named child); other kinds in a parameter list end the positions.
     pub parameters: &'static [(&'static str, Option<&'static str>)],
@@ -71,8 +83,11 @@ type Span = (usize, usize);
 #[derive(Default)]
 pub(crate) struct BlockFacts {
     /// `name = value`: per name, (statement start, value's byte range), in
-    /// source order.
+    /// source order; a loop's variable holds what it iterates.
     assigned: std::collections::HashMap<String, Vec<(usize, Span)>>,
+    /// Starts of the loops among those statements: their variables are
+    /// seen inside them too.
+    loops: std::collections::HashSet<usize>,
     /// `name[key] = value`: per name, (statement start, key text, value's
     /// byte range).
     subscripted: std::collections::HashMap<String, Vec<(usize, String, Span)>>,
@@ -80,12 +95,12 @@ pub(crate) struct BlockFacts {
     defined: std::collections::HashMap<String, Local>,
 }
 
-/// What a function body declares: a function (a node of the graph) or
-/// something else (a class: nothing to link).
+/// What a block declares: a function (in a function body, a node of the
+/// graph) or a class (the other kind of the `definitions` table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Local {
     Function,
-    Other,
+    Class,
 }
 
 /// [`BlockFacts`] by node id.
@@ -132,7 +147,7 @@ impl<'a> RefWalker<'a> {
                 // called by its name.
                 Some(Local::Function) => return None,
                 // A class nested in a function: nothing to link.
-                Some(Local::Other) => return Some(Vec::new()),
+                Some(Local::Class) => return Some(Vec::new()),
                 None => {}
             }
             let values = self.values_of(callee, name, 0);
@@ -140,7 +155,7 @@ impl<'a> RefWalker<'a> {
                 let (at, param, depth) = self.param_position(callee, name)?;
                 let mut r = self.reference(
                     RefKind::CallsParameter,
-                    crate::codegraph::facts::Receiver::Bare,
+                    Receiver::Bare,
                     Vec::new(),
                     name.to_owned(),
                     call,
@@ -160,10 +175,10 @@ impl<'a> RefWalker<'a> {
         } else if kind == flow.subscript.0 {
             let value = callee.child_by_field_name(flow.subscript.1)?;
             let index = callee.child_by_field_name(flow.subscript.2);
-            if value.kind() != "identifier" {
+            if value.kind() != "identifier" && value.kind() != flow.subscript.0 {
                 return None;
             }
-            self.elements_of(value, self.text(value).trim(), index)
+            self.elements_of(value, index)
         } else if self.is_call(callee) {
             // `f()()`: what `f` returns.
             vec![callee]
@@ -186,7 +201,7 @@ impl<'a> RefWalker<'a> {
         (!out.is_empty()).then_some(out)
     }
 
-    fn is_call(&self, node: Node<'a>) -> bool {
+    pub(crate) fn is_call(&self, node: Node<'a>) -> bool {
         matches!(
             self.roles.get(node.kind_id() as usize).copied().flatten(),
             Some(super::refs::RefRole::Call { .. })
@@ -196,8 +211,20 @@ impl<'a> RefWalker<'a> {
     /// A reference to what a value names: a function by name, or what a
     /// call returns.
     fn value_reference(&self, call: Node<'a>, value: Node<'a>) -> Option<Reference> {
+        if let Some(name) = self.anonymous(value) {
+            return Some(self.reference(RefKind::Call, Receiver::Bare, Vec::new(), name, call));
+        }
         if self.is_call(value) {
-            let function = value.child_by_field_name("function")?;
+            let function = self.unwrap(value.child_by_field_name("function")?);
+            // `a = f; a()()`: what `f` returns.
+            let held = match function.kind() {
+                "identifier" => self.values_of(function, self.text(function).trim(), 0),
+                _ => Vec::new(),
+            };
+            let function = held
+                .into_iter()
+                .find(|v| !self.is_call(*v) && self.segments(*v).is_some())
+                .unwrap_or(function);
             let (receiver, qualifier, name) = self.split_name(function)?;
             let mut r = self.reference(RefKind::Call, receiver, qualifier, name, call);
             r.returned = true;
@@ -221,18 +248,21 @@ impl<'a> RefWalker<'a> {
         while let Some(parent) = self.up(node) {
             if !flow.blocks.contains(&parent.kind()) {
                 // A function's body does not see past its own parameters.
-                if parent.kind() == flow.function.0 && self.param_position(node, name).is_some() {
+                if is_function(flow, parent.kind()) && self.param_position(node, name).is_some() {
                     return Vec::new();
                 }
                 node = parent;
                 continue;
             }
             let facts = self.block_facts(flow, parent);
-            let last = facts.assigned.get(name).and_then(|list| {
-                list.iter()
-                    .rev()
-                    .find(|(statement, _)| *statement < node.start_byte())
-            });
+            let seen = |statement: usize| {
+                statement < node.start_byte()
+                    || (statement == node.start_byte() && facts.loops.contains(&statement))
+            };
+            let last = facts
+                .assigned
+                .get(name)
+                .and_then(|list| list.iter().rev().find(|(statement, _)| seen(*statement)));
             if let Some((_, (start, end))) = last {
                 if start == end {
                     // Rebound by an import: a name to resolve, no value.
@@ -276,7 +306,7 @@ impl<'a> RefWalker<'a> {
                             let what = if *k == flow.function.0 {
                                 Local::Function
                             } else {
-                                Local::Other
+                                Local::Class
                             };
                             facts.defined.insert(self.text(n).trim().to_owned(), what);
                         }
@@ -305,11 +335,37 @@ impl<'a> RefWalker<'a> {
                 }
                 continue;
             }
+            // `for x in v`: inside the loop (and after it) `x` holds what
+            // `v` gives: what a called generator yields, a literal's items.
+            if child.kind() == flow.iteration.0 {
+                let target = child.child_by_field_name(flow.iteration.1);
+                let iterated = child.child_by_field_name(flow.iteration.2);
+                if let (Some(target), Some(iterated)) = (target, iterated) {
+                    if target.kind() == "identifier" && self.is_call(iterated) {
+                        facts.loops.insert(child.start_byte());
+                        facts
+                            .assigned
+                            .entry(self.text(target).trim().to_owned())
+                            .or_default()
+                            .push((
+                                child.start_byte(),
+                                (iterated.start_byte(), iterated.end_byte()),
+                            ));
+                    }
+                }
+                continue;
+            }
             let assignment = if child.kind() == flow.statement {
                 child.named_child(0)
             } else {
                 Some(child)
             };
+            if let Some((name, pairs)) = assignment.and_then(|a| self.mapping_update(flow, a)) {
+                let at = child.start_byte();
+                let list = facts.subscripted.entry(name).or_default();
+                list.extend(pairs.into_iter().map(|(k, (s, e))| (at, k, (s, e))));
+                continue;
+            }
             let Some(assignment) = assignment.filter(|a| a.kind() == kind) else {
                 continue;
             };
@@ -346,12 +402,18 @@ impl<'a> RefWalker<'a> {
                 }
                 let mut pairs = Vec::new();
                 self.unpack(flow, target, value, &mut pairs);
-                for (name, v) in pairs {
-                    facts
-                        .assigned
-                        .entry(name)
-                        .or_default()
-                        .push((at, (v.start_byte(), v.end_byte())));
+                for (name, index, v) in pairs {
+                    let span = (v.start_byte(), v.end_byte());
+                    match index {
+                        // The rest of an unpacking: a sequence no literal
+                        // shows, so its elements are kept as `b[i] = v`.
+                        Some(i) => facts.subscripted.entry(name).or_default().push((
+                            at,
+                            i.to_string(),
+                            span,
+                        )),
+                        None => facts.assigned.entry(name).or_default().push((at, span)),
+                    }
                 }
             }
         }
@@ -362,17 +424,61 @@ impl<'a> RefWalker<'a> {
         facts
     }
 
+    /// `d.update({"k": f})`: `d`, and each key's text with its value.
+    fn mapping_update(
+        &self,
+        flow: &FlowSpec,
+        call: Node<'a>,
+    ) -> Option<(String, Vec<(String, Span)>)> {
+        let method = flow.mapping_update?;
+        if !self.is_call(call) {
+            return None;
+        }
+        let (_, attribute, object, name) = flow.attributes;
+        let callee = call.child_by_field_name("function")?;
+        if callee.kind() != attribute || self.text(callee.child_by_field_name(name)?) != method {
+            return None;
+        }
+        let target = callee.child_by_field_name(object)?;
+        if target.kind() != "identifier" {
+            return None;
+        }
+        let args = call.child_by_field_name("arguments")?;
+        let mut cursor = args.walk();
+        let args: Vec<Node<'a>> = args.named_children(&mut cursor).collect();
+        let [mapping] = args[..] else { return None };
+        let (kind, pair, key, value) = flow.mapping;
+        if mapping.kind() != kind {
+            return None;
+        }
+        let mut cursor = mapping.walk();
+        let pairs = mapping
+            .named_children(&mut cursor)
+            .filter(|p| p.kind() == pair)
+            .filter_map(|p| {
+                let k = p.child_by_field_name(key)?;
+                let v = p.child_by_field_name(value)?;
+                Some((
+                    self.text(k).trim().to_owned(),
+                    (v.start_byte(), v.end_byte()),
+                ))
+            })
+            .collect();
+        Some((self.text(target).trim().to_owned(), pairs))
+    }
+
     /// Each name `target` binds with the part of `value` it receives: `a,
-    /// (b, c) = f, (g, h)` gives `b` the `g`.
+    /// (b, c) = f, (g, h)` gives `b` the `g`; `a, *b = f, g, h` gives `b`
+    /// `g` at index 0 and `h` at 1.
     fn unpack(
         &self,
         flow: &FlowSpec,
         target: Node<'a>,
         value: Node<'a>,
-        out: &mut Vec<(String, Node<'a>)>,
+        out: &mut Vec<(String, Option<usize>, Node<'a>)>,
     ) {
         if target.kind() == "identifier" {
-            out.push((self.text(target).trim().to_owned(), value));
+            out.push((self.text(target).trim().to_owned(), None, value));
             return;
         }
         if !flow.sequences.contains(&target.kind()) || !flow.sequences.contains(&value.kind()) {
@@ -382,9 +488,35 @@ impl<'a> RefWalker<'a> {
         let targets: Vec<Node<'a>> = target.named_children(&mut cursor).collect();
         let mut cursor = value.walk();
         let values: Vec<Node<'a>> = value.named_children(&mut cursor).collect();
-        if targets.len() == values.len() {
-            for (t, v) in targets.into_iter().zip(values) {
-                self.unpack(flow, t, v, out);
+        let rest = targets.iter().position(|t| t.kind() == flow.rest_target);
+        let Some(rest) = rest else {
+            if targets.len() == values.len() {
+                for (t, v) in targets.into_iter().zip(values) {
+                    self.unpack(flow, t, v, out);
+                }
+            }
+            return;
+        };
+        // Targets before the rest take values from the start, those after
+        // it from the end, the rest what is left between.
+        let after = targets.len() - rest - 1;
+        if values.len() < rest + after {
+            return;
+        }
+        let tail = values.len() - after;
+        for (t, v) in targets[..rest].iter().zip(&values[..rest]) {
+            self.unpack(flow, *t, *v, out);
+        }
+        for (t, v) in targets[rest + 1..].iter().zip(&values[tail..]) {
+            self.unpack(flow, *t, *v, out);
+        }
+        let name = targets[rest]
+            .named_child(0)
+            .filter(|n| n.kind() == "identifier");
+        if let Some(name) = name {
+            let name = self.text(name).trim().to_owned();
+            for (i, v) in values[rest..tail].iter().enumerate() {
+                out.push((name.clone(), Some(i), *v));
             }
         }
     }
@@ -407,6 +539,23 @@ impl<'a> RefWalker<'a> {
             node = parent;
         }
         None
+    }
+
+    /// Whether a block around `at` declares a class named `name`.
+    pub(crate) fn declares_class(&self, at: Node<'a>, name: &str) -> bool {
+        let Some(flow) = self.spec.flow.as_ref() else {
+            return false;
+        };
+        let mut node = at;
+        while let Some(parent) = self.up(node) {
+            if flow.blocks.contains(&parent.kind()) {
+                if let Some(local) = self.block_facts(flow, parent).defined.get(name) {
+                    return *local == Local::Class;
+                }
+            }
+            node = parent;
+        }
+        false
     }
 
     /// `x` of `self.x`.
@@ -482,8 +631,11 @@ impl<'a> RefWalker<'a> {
 
     /// The type a variable's value shows (`a, b = A(), B()`: `a` is `A`).
     pub(crate) fn flow_type(&self, at: Node<'a>, name: &str) -> Option<Vec<String>> {
+        let iteration = self.spec.flow.as_ref()?.iteration.0;
         self.values_of(at, name, 0)
             .into_iter()
+            // `for x in Items()`: `x` is an item, not an `Items`.
+            .filter(|v| self.up(*v).is_none_or(|p| p.kind() != iteration))
             .find_map(|v| self.value_type(v))
     }
 
@@ -494,19 +646,34 @@ impl<'a> RefWalker<'a> {
             .find_map(|v| self.value_type(v))
     }
 
-    /// What `name[index]` can hold: the element of a sequence or mapping
-    /// literal assigned to `name` (the one the literal index names, else
-    /// each), and what `name[index] = v` statements before put there.
-    fn elements_of(&self, at: Node<'a>, name: &str, index: Option<Node<'a>>) -> Vec<Node<'a>> {
+    /// What `container[index]` can hold: the element of a sequence or
+    /// mapping literal assigned to it (the one the literal index names, else
+    /// each), and what `container[index] = v` statements before put there.
+    /// The container is a name or itself a subscript (`a[0][1]`,
+    /// `d["k"]["j"]`): then the elements of its elements.
+    fn elements_of(&self, container: Node<'a>, index: Option<Node<'a>>) -> Vec<Node<'a>> {
         let Some(flow) = self.spec.flow.as_ref() else {
             return Vec::new();
+        };
+        let at = container;
+        let name = self.text(container).trim();
+        let containers = if container.kind() == flow.subscript.0 {
+            match container.child_by_field_name(flow.subscript.1) {
+                Some(inner) => {
+                    let index = container.child_by_field_name(flow.subscript.2);
+                    self.elements_of(inner, index)
+                }
+                None => Vec::new(),
+            }
+        } else {
+            self.values_of(at, name, 0)
         };
         let literal = index
             .filter(|i| flow.literals.contains(&i.kind()))
             .map(|i| self.text(i).trim().to_owned());
         let mut out = Vec::new();
         let mut assigned = Vec::new();
-        for container in self.values_of(at, name, 0) {
+        for container in containers {
             if flow.sequences.contains(&container.kind()) {
                 let mut cursor = container.walk();
                 let items: Vec<Node<'a>> = container.named_children(&mut cursor).collect();
@@ -563,7 +730,7 @@ impl<'a> RefWalker<'a> {
         loop {
             let parent = self.up(node)?;
             node = parent;
-            if parent.kind() != flow.function.0 {
+            if !is_function(flow, parent.kind()) {
                 continue;
             }
             // A function sees its own parameters, then those of the
@@ -630,16 +797,18 @@ impl<'a> RefWalker<'a> {
                 let name = self.text(arg).trim();
                 let held = self.values_of(arg, name, 0);
                 if !held.is_empty() {
-                    held.into_iter()
-                        .find_map(|v| self.segments(v))
-                        .map(|s| s.join("."))
+                    held.into_iter().find_map(|v| {
+                        self.anonymous(v)
+                            .or_else(|| Some(self.segments(v)?.join(".")))
+                    })
                 } else if self.param_position(arg, name).is_some() {
                     None
                 } else {
                     Some(name.to_owned())
                 }
             } else {
-                self.segments(arg).map(|s| s.join("."))
+                self.anonymous(arg)
+                    .or_else(|| self.segments(arg).map(|s| s.join(".")))
             };
             out.push(named.unwrap_or_default());
         }
@@ -647,5 +816,29 @@ impl<'a> RefWalker<'a> {
             out.clear();
         }
         out
+    }
+}
+
+/// Whether nodes of `kind` declare parameters: a function, named or not.
+fn is_function(flow: &FlowSpec, kind: &str) -> bool {
+    kind == flow.function.0 || flow.anonymous_functions.contains(&kind)
+}
+
+/// The name of a function without one: its kind and where it starts
+/// (`<lambda:3:9>`, line and column from 1). Positions keep two in one
+/// file apart wherever they stand, so a call can name one from any scope.
+pub(crate) fn anonymous_name(node: Node<'_>) -> String {
+    let at = node.start_position();
+    format!("<{}:{}:{}>", node.kind(), at.row + 1, at.column + 1)
+}
+
+impl<'a> RefWalker<'a> {
+    /// The name of the anonymous function a value is, through parentheses.
+    pub(crate) fn anonymous(&self, value: Node<'a>) -> Option<String> {
+        let flow = self.spec.flow.as_ref()?;
+        let value = self.unwrap(value);
+        flow.anonymous_functions
+            .contains(&value.kind())
+            .then(|| anonymous_name(value))
     }
 }

@@ -985,8 +985,9 @@ struct NestedFunction {
     lines: (u32, u32),
 }
 
-/// The functions declared inside functions that are no symbols, in the
-/// order they start (the language's flow table names the function kind).
+/// The functions declared inside functions that are no symbols, and the
+/// anonymous ones anywhere, in the order they start (the language's flow
+/// table names the function kinds).
 fn nested_functions(
     graph: &refs::GraphSpec,
     root: Node<'_>,
@@ -1008,22 +1009,31 @@ fn nested_functions(
             .any(|s| *s == own || Some(s) == wrapped.as_ref())
     };
     let mut out = Vec::new();
+    let mut found = |name: String, node: Node<'_>| {
+        out.push(NestedFunction {
+            name,
+            bytes: node.byte_range(),
+            lines: (
+                node.start_position().row as u32 + 1,
+                node.end_position().row as u32 + 1,
+            ),
+        })
+    };
     // (node, inside a function's body)
     let mut stack = vec![(root, false)];
     while let Some((node, inside)) = stack.pop() {
         let is_function = node.kind() == function;
         if is_function && inside && !is_symbol(node) {
             if let Some(name) = node.child_by_field_name(name_field) {
-                out.push(NestedFunction {
-                    name: text[name.byte_range()].trim().to_owned(),
-                    bytes: node.byte_range(),
-                    lines: (
-                        node.start_position().row as u32 + 1,
-                        node.end_position().row as u32 + 1,
-                    ),
-                });
+                found(text[name.byte_range()].trim().to_owned(), node);
             }
         }
+        // A function without a name is a node wherever it stands.
+        let anonymous = node.is_named() && flow.anonymous_functions.contains(&node.kind());
+        if anonymous {
+            found(flow::anonymous_name(node), node);
+        }
+        let is_function = is_function || anonymous;
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
         for child in children.into_iter().rev() {

@@ -85,6 +85,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             // `raise A` constructs `A` as `A()` does.
             ("raise_statement", RefRole::CallsItsValue),
             ("return_statement", RefRole::Returns),
+            // A generator gives what it yields to the loop that calls it.
+            ("yield", RefRole::Returns),
             // `for x in v` calls `iter(v)` and `next()` on what it gives.
             (
                 "for_statement",
@@ -103,7 +105,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         ],
         // `a.b` is a module path or a value: the resolver tries the path.
         paths: &[("attribute", "object", "attribute", Qualifier::PathOrValue)],
-        wrappers: &[],
+        // `(f)()` calls `f`; `return (lambda: 1)` returns the lambda.
+        wrappers: &[("parenthesized_expression", None)],
         this_words: &["self", "cls"],
         // `super().m()`: the next type on the bases.
         base_words: &["super()"],
@@ -139,9 +142,13 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 "tuple_pattern",
                 "list_pattern",
             ],
+            rest_target: "list_splat_pattern",
+            iteration: ("for_statement", "left", "right"),
             mapping: ("dictionary", "pair", "key", "value"),
+            mapping_update: Some("update"),
             subscript: ("subscript", "value", "subscript"),
             function: ("function_definition", "parameters"),
+            anonymous_functions: &["lambda"],
             parameters: &[
                 ("identifier", None),
                 ("default_parameter", Some("name")),

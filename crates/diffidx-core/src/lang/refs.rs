@@ -505,11 +505,11 @@ impl<'a> RefWalker<'a> {
                 let Some(expr) = node.named_child(0) else {
                     return;
                 };
-                let is_call = matches!(
-                    self.roles.get(expr.kind_id() as usize).copied().flatten(),
-                    Some(RefRole::Call { .. })
-                );
-                if is_call {
+                let is_decorator = self.spec.decorators.contains(&node.kind());
+                // `raise A()`: the call is the reference. `@make(x)`: so
+                // is the call, and what it returns is called with the
+                // declaration.
+                if self.is_call(expr) && !is_decorator {
                     return;
                 }
                 let references = match self.flow_call(node, expr) {
@@ -523,12 +523,7 @@ impl<'a> RefWalker<'a> {
                         .collect(),
                 };
                 // A decorator is passed the declaration it decorates.
-                let decorated = self
-                    .spec
-                    .decorators
-                    .contains(&node.kind())
-                    .then(|| self.decorated_name(node))
-                    .flatten();
+                let decorated = is_decorator.then(|| self.decorated_name(node)).flatten();
                 for mut reference in references {
                     reference.args = Some(1);
                     if let Some(name) = &decorated {
@@ -568,13 +563,32 @@ impl<'a> RefWalker<'a> {
                 let Some(value) = node.named_child(0) else {
                     return;
                 };
-                if self.segments(value).is_none() {
-                    return;
-                }
-                if let Some((receiver, qualifier, name)) = self.split_name(value) {
-                    let reference =
-                        self.reference(RefKind::Returns, receiver, qualifier, name, node);
-                    self.push(node, reference);
+                // `a = f; return a`: what the variable holds.
+                let held = match self.unwrap(value).kind() {
+                    "identifier" => self.values_of(value, self.text(value).trim(), 0),
+                    _ => Vec::new(),
+                };
+                let values = if held.is_empty() { vec![value] } else { held };
+                for value in values {
+                    if let Some(name) = self.anonymous(value) {
+                        let reference = self.reference(
+                            RefKind::Returns,
+                            Receiver::Bare,
+                            Vec::new(),
+                            name,
+                            node,
+                        );
+                        self.push(node, reference);
+                        continue;
+                    }
+                    if self.segments(value).is_none() {
+                        continue;
+                    }
+                    if let Some((receiver, qualifier, name)) = self.split_name(value) {
+                        let reference =
+                            self.reference(RefKind::Returns, receiver, qualifier, name, node);
+                        self.push(node, reference);
+                    }
                 }
             }
             RefRole::ImportModules => self.imported_names(node, &[]),
@@ -749,7 +763,7 @@ impl<'a> RefWalker<'a> {
     }
 
     /// The type of an argument, where the call site shows it.
-    fn visible_type(&self, value: Node<'_>) -> String {
+    fn visible_type(&self, value: Node<'a>) -> String {
         let kind = value.kind();
         if let Some((_, ty)) = self.spec.literal_types.iter().find(|(k, _)| *k == kind) {
             return (*ty).to_owned();
@@ -911,7 +925,7 @@ impl<'a> RefWalker<'a> {
 
     /// The declared type of `name` as seen from `at`: the nearest binding
     /// among the children of `at`'s ancestors.
-    fn type_of(&self, at: Node<'_>, name: &str) -> Option<Vec<String>> {
+    fn type_of(&self, at: Node<'a>, name: &str) -> Option<Vec<String>> {
         if self.spec.bindings.is_empty() || self.spec.this_words.contains(&name) {
             return None;
         }
@@ -945,7 +959,7 @@ impl<'a> RefWalker<'a> {
         found
     }
 
-    fn binding(&self, node: Node<'_>, name: &str, depth: u8) -> Option<Vec<String>> {
+    fn binding(&self, node: Node<'a>, name: &str, depth: u8) -> Option<Vec<String>> {
         let (_, binding) = self.spec.bindings.iter().find(|(k, _)| *k == node.kind())?;
         match *binding {
             Binding::Group if depth == 0 => {
@@ -1011,7 +1025,7 @@ impl<'a> RefWalker<'a> {
     }
 
     /// The type a value shows: `new T(...)`, `T::new(...)`, `T { .. }`.
-    pub(crate) fn value_type(&self, value: Node<'_>) -> Option<Vec<String>> {
+    pub(crate) fn value_type(&self, value: Node<'a>) -> Option<Vec<String>> {
         let value = self.unwrap(value);
         let ty = self.visible_type(value);
         if !ty.is_empty() && !self.spec.literal_types.iter().any(|(_, t)| *t == ty) {
@@ -1023,9 +1037,9 @@ impl<'a> RefWalker<'a> {
             let callee = value.child_by_field_name(function)?;
             let segments = self.segments(callee)?;
             let last = segments.last()?;
-            return last
-                .starts_with(|c: char| c.is_uppercase())
-                .then_some(segments);
+            // A lower-case class is known where the file declares it.
+            let declared = segments.len() == 1 && self.declares_class(callee, last);
+            return (last.starts_with(|c: char| c.is_uppercase()) || declared).then_some(segments);
         }
         // `T::new()`: a path call whose qualifier names a type.
         if !self.spec.path_calls_make_their_type {
