@@ -1,0 +1,484 @@
+//! Method histories against public oracles: `cargo bench --bench history`.
+//!
+//! Oracles others built by hand list, for a method at a start commit, every
+//! commit that changed it down to its introduction. This bench asks `git
+//! diffidx log` the same question and scores the commits it answers with:
+//!
+//! - `BENCH_HISTORY_CODETRACKER`: a checkout or bare clone of
+//!   `jodavimehran/code-tracker`; its `oracle/method/training/` (Java);
+//! - `BENCH_HISTORY_CODESHOVEL`: one of `ataraxie/codeshovel`; its Java and
+//!   Python oracles without the `Z_` prefix (the training ones);
+//! - `BENCH_HISTORY_REPOS`: a directory holding the subject repositories
+//!   (bare mirrors too), as `OWNER+NAME/repo` (how `fetch` lays them out),
+//!   `OWNER+NAME` or `NAME`; a subject not there is skipped and named;
+//! - `BENCH_HISTORY_ONLY=NAME,...`: only these subjects (`junit4,flask`);
+//! - `BENCH_HISTORY_SHOW=1`: each method's missed and extra commits.
+//!
+//! Only the training parts are read: the held-out ones (CodeShovel's `Z_`
+//! files, CodeTracker's `test/`) are kept for independent checking. No
+//! oracle data is kept in this repository.
+//!
+//! Per subject and start commit, a `--shared` clone checked out at the
+//! start is indexed whole; each method is located in its file at the start
+//! (the innermost symbol of its name whose lines hold the oracle's line: the
+//! oracles give the line of the name, ours start at an annotation) and asked
+//! for with `log --symbol NAME START --path FILE --kind KIND --json`.
+//! Commit-level precision and recall are summed over methods; a history is
+//! exact when both sets are equal. A change the oracle credits to a merge
+//! counts as found at the merge or at a commit it names as its alternative.
+//! Figures are given twice: against every commit of the oracle, and without
+//! those the oracle types as documentation or formatting only (which this
+//! tool ignores by design; CodeShovel's Python oracle types a docstring edit
+//! as a body change, so these stay in).
+
+#[path = "process/mod.rs"]
+#[allow(dead_code)] // shared by the benches; each uses part of it
+mod process;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use diffidx_core::{Extractor, Language};
+use process::{bin, git};
+
+/// One method's expected history.
+struct Method {
+    oracle: &'static str,
+    /// The oracle file's stem.
+    id: String,
+    repo: String,
+    url: Option<String>,
+    start: String,
+    path: String,
+    function: String,
+    line: u32,
+    /// Commit → the oracle's change types there.
+    changes: BTreeMap<String, Vec<String>>,
+    /// Commit → other commits that count as it (a merge's branch commit).
+    alternatives: BTreeMap<String, Vec<String>>,
+}
+
+impl Method {
+    /// Whether the oracle's change at `commit` is documentation or
+    /// formatting only.
+    fn doc_only(&self, commit: &str) -> bool {
+        const DOC: &[&str] = &["documentation change", "Ydocchange", "Yformatchange"];
+        self.changes
+            .get(commit)
+            .is_some_and(|types| types.iter().all(|t| DOC.contains(&t.as_str())))
+    }
+}
+
+fn main() {
+    let codetracker = std::env::var_os("BENCH_HISTORY_CODETRACKER").map(PathBuf::from);
+    let codeshovel = std::env::var_os("BENCH_HISTORY_CODESHOVEL").map(PathBuf::from);
+    let repos = std::env::var_os("BENCH_HISTORY_REPOS").map(PathBuf::from);
+    let (Some(repos), true) = (repos, codetracker.is_some() || codeshovel.is_some()) else {
+        println!(
+            "history: set BENCH_HISTORY_CODETRACKER (github.com/jodavimehran/code-tracker) and/or \
+             BENCH_HISTORY_CODESHOVEL (github.com/ataraxie/codeshovel) to a checkout or bare clone, \
+             and BENCH_HISTORY_REPOS to a directory of the subject repositories they name"
+        );
+        return;
+    };
+    let only: Option<BTreeSet<String>> = std::env::var("BENCH_HISTORY_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(str::to_owned).collect());
+    let show = std::env::var_os("BENCH_HISTORY_SHOW").is_some();
+
+    let mut methods = Vec::new();
+    if let Some(root) = &codetracker {
+        println!("CodeTracker at {}", head_of(root));
+        methods.extend(codetracker_methods(root));
+    }
+    if let Some(root) = &codeshovel {
+        println!("CodeShovel at {}", head_of(root));
+        let urls = codeshovel_urls(root);
+        for (dir, oracle) in [("java", "CodeShovel Java"), ("python", "CodeShovel Python")] {
+            methods.extend(codeshovel_methods(root, dir, oracle, &urls));
+        }
+    }
+    methods.retain(|m| only.as_ref().is_none_or(|o| o.contains(&m.repo)));
+
+    // Per subject and start commit: one clone, indexed once.
+    let mut groups: BTreeMap<(String, String), Vec<&Method>> = BTreeMap::new();
+    for m in &methods {
+        groups
+            .entry((m.repo.clone(), m.start.clone()))
+            .or_default()
+            .push(m);
+    }
+    let mut scores: BTreeMap<&'static str, [Score; 2]> = BTreeMap::new();
+    let mut missing: BTreeSet<String> = BTreeSet::new();
+    let mut extractor = Extractor::new().expect("grammars load");
+    for ((repo, start), group) in &groups {
+        let Some(source) = subject(&repos, repo, group[0].url.as_deref()) else {
+            missing.insert(repo.clone());
+            continue;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let clone = dir.path().join(repo);
+        let status = Command::new("git")
+            .args(["clone", "--quiet", "--shared", "--no-checkout"])
+            .arg(&source)
+            .arg(&clone)
+            .status()
+            .unwrap();
+        assert!(status.success(), "cannot clone {}", source.display());
+        git(&clone, &["checkout", "--quiet", "--detach", start]);
+        let commits = git(&clone, &["rev-list", "--count", "HEAD"]);
+        let began = Instant::now();
+        process::run(&clone, bin(), &["index", "--quiet"], &[]);
+        println!(
+            "{repo} at {} ({} commits): indexed in {:.1} s",
+            &start[..12],
+            commits.trim(),
+            began.elapsed().as_secs_f64()
+        );
+        for m in group {
+            let found = history_of(&mut extractor, &clone, m);
+            let entry = scores.entry(m.oracle).or_default();
+            for (i, drop_doc) in [false, true].into_iter().enumerate() {
+                let outcome = entry[i].add(m, found.as_ref().ok(), drop_doc);
+                if show && !drop_doc {
+                    print_method(&clone, m, &found, &outcome);
+                }
+            }
+        }
+    }
+    if !missing.is_empty() {
+        println!(
+            "\nnot in BENCH_HISTORY_REPOS, skipped: {}",
+            missing.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    println!(
+        "\n| oracle | oracle commits | methods (located) | commit precision | commit recall | exact histories |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (oracle, [all, no_doc]) in &scores {
+        for (label, s) in [("all", all), ("without documentation/format-only", no_doc)] {
+            println!(
+                "| {oracle} | {label} | {} ({}) | {} | {} | {} |",
+                s.methods,
+                s.located,
+                ratio(s.right, s.right + s.extra),
+                ratio(s.right, s.right + s.missed),
+                ratio(s.exact, s.methods),
+            );
+        }
+    }
+}
+
+/// The commits `log` gives for the method, or why there are none.
+fn history_of(
+    extractor: &mut Extractor,
+    clone: &Path,
+    m: &Method,
+) -> Result<BTreeSet<String>, String> {
+    let language = Language::from_path(&m.path).ok_or("no language for the file")?;
+    let text = Command::new("git")
+        .args(["show", &format!("{}:{}", m.start, m.path)])
+        .current_dir(clone)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !text.status.success() {
+        return Err("the file is not at the start commit".into());
+    }
+    let source = String::from_utf8_lossy(&text.stdout);
+    let symbols = extractor.extract(language, &source).symbols;
+    let symbol = symbols
+        .iter()
+        .filter(|s| s.name == m.function && s.start_line <= m.line && m.line <= s.end_line)
+        .min_by_key(|s| s.end_line - s.start_line)
+        .ok_or_else(|| format!("no symbol {} holds line {}", m.function, m.line))?;
+    let name = diffidx_core::symbol::display_name(&symbol.qualname, &symbol.sig);
+    let out = Command::new(bin())
+        .args(["log", "--symbol", &name, &m.start, "--path", &m.path])
+        .args(["--kind", symbol.kind.as_str(), "--json"])
+        .current_dir(clone)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "log {name}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let entries: Vec<serde_json::Value> =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("log {name}: {e}"))?;
+    Ok(entries
+        .iter()
+        .filter_map(|e| e.get("commit")?.as_str().map(str::to_owned))
+        .collect())
+}
+
+#[derive(Default)]
+struct Score {
+    methods: usize,
+    located: usize,
+    right: usize,
+    missed: usize,
+    extra: usize,
+    exact: usize,
+}
+
+/// One method's commits, judged.
+#[derive(Default)]
+struct Outcome {
+    missed: Vec<String>,
+    extra: Vec<String>,
+}
+
+impl Score {
+    fn add(&mut self, m: &Method, found: Option<&BTreeSet<String>>, drop_doc: bool) -> Outcome {
+        self.methods += 1;
+        let expected: Vec<&String> = m
+            .changes
+            .keys()
+            .filter(|c| !(drop_doc && m.doc_only(c)))
+            .collect();
+        let Some(found) = found else {
+            self.missed += expected.len();
+            return Outcome {
+                missed: expected.into_iter().cloned().collect(),
+                extra: Vec::new(),
+            };
+        };
+        self.located += 1;
+        let same = |a: &str, b: &str| a.starts_with(b) || b.starts_with(a);
+        let mut outcome = Outcome::default();
+        let mut used: BTreeSet<&String> = BTreeSet::new();
+        for commit in &expected {
+            let alternatives = m.alternatives.get(*commit).into_iter().flatten();
+            let hit = found
+                .iter()
+                .find(|f| same(f, commit) || alternatives.clone().any(|a| same(f, a)));
+            match hit {
+                Some(f) => {
+                    used.insert(f);
+                }
+                None => outcome.missed.push((*commit).clone()),
+            }
+        }
+        // A commit the oracle leaves out as documentation-only is neither
+        // right nor wrong when it is dropped.
+        for f in found {
+            let dropped = drop_doc && m.changes.keys().any(|c| same(f, c) && m.doc_only(c));
+            if !used.contains(f) && !dropped {
+                outcome.extra.push(f.clone());
+            }
+        }
+        self.right += expected.len() - outcome.missed.len();
+        self.missed += outcome.missed.len();
+        self.extra += outcome.extra.len();
+        if outcome.missed.is_empty() && outcome.extra.is_empty() {
+            self.exact += 1;
+        }
+        outcome
+    }
+}
+
+fn print_method(clone: &Path, m: &Method, found: &Result<BTreeSet<String>, String>, o: &Outcome) {
+    println!("\n## {} {} ({} commits)", m.oracle, m.id, m.changes.len());
+    if let Err(why) = found {
+        println!("  not answered: {why}");
+        return;
+    }
+    let subject = |c: &str| git(clone, &["log", "-1", "--format=%h %s", c]);
+    for c in &o.missed {
+        let types = m.changes.get(c).map(|t| t.join(",")).unwrap_or_default();
+        println!("  missed  {} [{types}]", subject(c).trim());
+    }
+    for c in &o.extra {
+        println!("  extra   {}", subject(c).trim());
+    }
+}
+
+fn ratio(a: usize, b: usize) -> String {
+    if b == 0 {
+        return "–".into();
+    }
+    format!("{:.2} ({a}/{b})", a as f64 / b as f64)
+}
+
+/// Where a subject repository is: `OWNER+NAME/repo`, `OWNER+NAME`, `NAME`,
+/// or a directory `*+NAME` / `NAME+*` (a repository renamed since).
+fn subject(repos: &Path, name: &str, url: Option<&str>) -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Some((owner, repo)) = url.and_then(owner_and_name) {
+        candidates.push(repos.join(format!("{owner}+{repo}")));
+    }
+    candidates.push(repos.join(name));
+    if let Ok(entries) = std::fs::read_dir(repos) {
+        for e in entries.flatten() {
+            let file = e.file_name().to_string_lossy().into_owned();
+            if file.ends_with(&format!("+{name}")) || file.starts_with(&format!("{name}+")) {
+                candidates.push(e.path());
+            }
+        }
+    }
+    candidates.into_iter().find_map(|c| {
+        let inner = c.join("repo");
+        [inner, c].into_iter().find(|p| p.exists())
+    })
+}
+
+/// `https://github.com/OWNER/NAME.git` → (OWNER, NAME).
+fn owner_and_name(url: &str) -> Option<(&str, &str)> {
+    let rest = url.split("github.com/").nth(1)?;
+    let rest = rest.trim_end_matches('/').trim_end_matches(".git");
+    rest.split_once('/')
+}
+
+/// The files of `dir` in `root` (a checkout, or a bare clone's `HEAD`), by
+/// name, with their text.
+fn files_in(root: &Path, dir: &str) -> Vec<(String, String)> {
+    let on_disk = root.join(dir);
+    if on_disk.is_dir() {
+        let mut out: Vec<(String, String)> = std::fs::read_dir(&on_disk)
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(e.path()).unwrap_or_default())
+            })
+            .collect();
+        out.sort();
+        return out;
+    }
+    let names = git_dir(root, &["ls-tree", "--name-only", &format!("HEAD:{dir}")]);
+    names
+        .lines()
+        .map(|name| {
+            let text = git_dir(root, &["show", &format!("HEAD:{dir}/{name}")]);
+            (name.to_owned(), text)
+        })
+        .collect()
+}
+
+fn git_dir(root: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("--git-dir")
+        .arg(if root.join(".git").exists() {
+            root.join(".git")
+        } else {
+            root.to_owned()
+        })
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?} in {}", root.display());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn head_of(root: &Path) -> String {
+    git_dir(root, &["rev-parse", "--short=12", "HEAD"])
+        .trim()
+        .to_owned()
+}
+
+fn codetracker_methods(root: &Path) -> Vec<Method> {
+    let mut out = Vec::new();
+    for (file, text) in files_in(root, "src/main/resources/oracle/method/training") {
+        let Some(id) = file.strip_suffix(".json") else {
+            continue;
+        };
+        let v: serde_json::Value = serde_json::from_str(&text).expect("an oracle is JSON");
+        let s = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
+        let mut changes: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut alternatives: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for c in v["expectedChanges"].as_array().into_iter().flatten() {
+            let commit = c["commitId"].as_str().unwrap_or_default().to_owned();
+            let kind = c["changeType"].as_str().unwrap_or_default().to_owned();
+            if let Some(alt) = c["altCommitId"].as_str() {
+                let list = alternatives.entry(commit.clone()).or_default();
+                list.extend(alt.split(',').map(|a| a.trim().to_owned()));
+            }
+            changes.entry(commit).or_default().push(kind);
+        }
+        out.push(Method {
+            oracle: "CodeTracker",
+            id: id.to_owned(),
+            repo: s("repositoryName"),
+            url: Some(s("repositoryWebURL")),
+            start: s("startCommitId"),
+            path: s("filePath"),
+            function: s("functionName"),
+            line: v["functionStartLine"].as_u64().unwrap_or(0) as u32,
+            changes,
+            alternatives,
+        });
+    }
+    out
+}
+
+/// CodeShovel names subjects only; its clone script gives their URLs.
+fn codeshovel_urls(root: &Path) -> BTreeMap<String, String> {
+    let script = files_in(root, "bin")
+        .into_iter()
+        .find(|(name, _)| name == "clone-java-repositories.sh")
+        .map(|(_, text)| text)
+        .unwrap_or_default();
+    let mut out = BTreeMap::new();
+    for word in script.split_whitespace() {
+        if let Some((_, name)) = word
+            .contains("github.com/")
+            .then(|| owner_and_name(word))
+            .flatten()
+        {
+            out.insert(name.to_owned(), word.to_owned());
+        }
+    }
+    out
+}
+
+fn codeshovel_methods(
+    root: &Path,
+    dir: &str,
+    oracle: &'static str,
+    urls: &BTreeMap<String, String>,
+) -> Vec<Method> {
+    let mut out = Vec::new();
+    for (file, text) in files_in(root, &format!("src/test/resources/oracles/{dir}")) {
+        // `Z_` files are held out for independent checking: never read.
+        if file.starts_with("Z_") {
+            continue;
+        }
+        let Some(id) = file.strip_suffix(".json") else {
+            continue;
+        };
+        let v: serde_json::Value = serde_json::from_str(&text).expect("an oracle is JSON");
+        let s = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
+        let mut changes = BTreeMap::new();
+        for (commit, kind) in v["expectedResult"].as_object().into_iter().flatten() {
+            let kind = kind.as_str().unwrap_or_default();
+            // `Ymultichange(A,B)`: each.
+            let types: Vec<String> = match kind
+                .strip_prefix("Ymultichange(")
+                .and_then(|k| k.strip_suffix(')'))
+            {
+                Some(inner) => inner.split(',').map(str::to_owned).collect(),
+                None => vec![kind.to_owned()],
+            };
+            changes.insert(commit.clone(), types);
+        }
+        let repo = s("repositoryName");
+        out.push(Method {
+            oracle,
+            id: id.to_owned(),
+            url: urls.get(&repo).cloned(),
+            repo,
+            start: s("startCommitName"),
+            path: s("filePath"),
+            function: s("functionName"),
+            line: v["functionStartLine"].as_u64().unwrap_or(0) as u32,
+            changes,
+            alternatives: BTreeMap::new(),
+        });
+    }
+    out
+}
