@@ -137,6 +137,11 @@ pub const LINEAGE_THRESHOLD: f64 = 0.6;
 /// body, a signature change): the name is evidence the text need not give.
 pub const LINEAGE_THRESHOLD_SAME_NAME: f64 = 0.4;
 
+/// The same, for another own name in the same place: the same file, the
+/// same container, and the same declaration just before or just after it
+/// (a method renamed with its signature and body changed in one commit).
+pub const LINEAGE_THRESHOLD_SAME_PLACE: f64 = 0.3;
+
 /// Past this many candidate pairs of one kind in one commit (a mass
 /// rewrite), only pairs that share their own name are compared.
 const MAX_LINEAGE_PAIRS: usize = 250_000;
@@ -314,7 +319,9 @@ pub fn match_moves(labeled: &mut Vec<Labeled<'_>>) {
 
 /// Lineage: pairs each ADDED symbol with the DELETED symbol of the same kind
 /// (and commit) whose text is most similar, at or above
-/// [`LINEAGE_THRESHOLD`] ([`LINEAGE_THRESHOLD_SAME_NAME`] for the same own name). One-to-one and greedy: the most similar pair first,
+/// [`LINEAGE_THRESHOLD`] ([`LINEAGE_THRESHOLD_SAME_NAME`] for the same own
+/// name, [`LINEAGE_THRESHOLD_SAME_PLACE`] for another name in the same
+/// place). One-to-one and greedy: the most similar pair first,
 /// a shared own name breaking ties, then the labeled order. Returns
 /// `(added, deleted, similarity)` indexes into `labeled`.
 pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> {
@@ -341,6 +348,10 @@ pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> 
                 let similarity = new.sketch.similarity(&old.sketch);
                 let threshold = if same_name {
                     LINEAGE_THRESHOLD_SAME_NAME
+                } else if similarity >= LINEAGE_THRESHOLD_SAME_PLACE
+                    && same_place(&labeled[a], &labeled[d])
+                {
+                    LINEAGE_THRESHOLD_SAME_PLACE
                 } else {
                     LINEAGE_THRESHOLD
                 };
@@ -366,6 +377,48 @@ pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> 
         }
     }
     links
+}
+
+/// Whether an ADDED symbol stands where a DELETED one stood: in the same
+/// file (or the file it was renamed from), under a container of the same
+/// own name, with the same declaration just before it or just after it.
+fn same_place(added: &Labeled<'_>, deleted: &Labeled<'_>) -> bool {
+    let old_path = added.old_path.unwrap_or(added.file.path);
+    if old_path != deleted.file.path {
+        return false;
+    }
+    fn parent_name<'a>(l: &Labeled<'a>) -> Option<&'a str> {
+        let symbols = &l.file.symbols.symbols;
+        l.symbol().parent.map(|p| symbols[p].name.as_str())
+    }
+    if parent_name(added) != parent_name(deleted) {
+        return false;
+    }
+    let (before_new, after_new) = neighbours(added);
+    let (before_old, after_old) = neighbours(deleted);
+    (before_new.is_some() && before_new == before_old)
+        || (after_new.is_some() && after_new == after_old)
+}
+
+/// The keys `(own name, kind, sig)` of the declarations just before and
+/// just after a symbol among its siblings.
+type Neighbour<'a> = Option<(&'a str, SymbolKind, &'a str)>;
+
+fn neighbours<'a>(l: &Labeled<'a>) -> (Neighbour<'a>, Neighbour<'a>) {
+    let symbols = &l.file.symbols.symbols;
+    let me = l.symbol();
+    let key = |s: &'a Symbol| Some((s.name.as_str(), s.kind, s.sig.as_str()));
+    let siblings = symbols.iter().filter(|s| s.parent == me.parent);
+    let before = siblings
+        .clone()
+        .filter(|s| s.start_line < me.start_line)
+        .max_by_key(|s| s.start_line)
+        .and_then(key);
+    let after = siblings
+        .filter(|s| s.start_line > me.start_line)
+        .min_by_key(|s| s.start_line)
+        .and_then(key);
+    (before, after)
 }
 
 /// The deltas of labeled symbols: all but UNCHANGED, with lineage, sorted
@@ -453,6 +506,79 @@ mod tests {
             sketch: crate::symbol::TextSketch::of_tokens(&hashes, &mut Vec::new()),
             ..sym(kind, qualname, (1, 3), text.len() as u8)
         }
+    }
+
+    #[test]
+    fn lineage_links_a_less_similar_pair_in_the_same_place() {
+        let at = |s: Symbol, start: u32| Symbol {
+            start_line: start,
+            end_line: start + 2,
+            ..s
+        };
+        let kept: String = (0..18).map(|i| format!("a{i} = b{i} ; ")).collect();
+        let was: String = (18..30).map(|i| format!("a{i} = b{i} ; ")).collect();
+        let now: String = (18..30).map(|i| format!("c{i} ( d{i} ) ; ")).collect();
+        let method = |name: &str, body: &str| {
+            sketched(
+                SymbolKind::Method,
+                &format!("C.{name}"),
+                &format!("void {name} ( int x ) {{ {kept} {body} }}"),
+            )
+        };
+        let neighbour = |name: &str| {
+            sketched(
+                SymbolKind::Method,
+                &format!("C.{name}"),
+                &format!("void {name} ( ) {{ }}"),
+            )
+        };
+        let links = |old: &FileSymbols, new: &FileSymbols| {
+            let labeled = label_file(
+                Some(FileVersion {
+                    path: "c.java",
+                    symbols: old,
+                }),
+                Some(FileVersion {
+                    path: "c.java",
+                    symbols: new,
+                }),
+                &[],
+            );
+            link_lineage(&labeled)
+                .into_iter()
+                .map(|(a, d, _)| {
+                    (
+                        labeled[a].symbol().qualname.clone(),
+                        labeled[d].symbol().qualname.clone(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let (old_method, new_method) = (method("synStream", &was), method("headers", &now));
+        let similarity = new_method.sketch.similarity(&old_method.sketch);
+        assert!(
+            (LINEAGE_THRESHOLD_SAME_PLACE..LINEAGE_THRESHOLD).contains(&similarity),
+            "{similarity}"
+        );
+        // Renamed, re-signed and edited between the same two methods.
+        let old = file(vec![
+            at(neighbour("Keep"), 1),
+            at(old_method.clone(), 5),
+            at(neighbour("Tail"), 9),
+        ]);
+        let new = file(vec![
+            at(neighbour("Keep"), 1),
+            at(new_method.clone(), 5),
+            at(neighbour("Tail"), 9),
+        ]);
+        assert_eq!(
+            links(&old, &new),
+            [("C.headers".to_owned(), "C.synStream".to_owned())]
+        );
+        // The same pair where nothing around them is the same: no link.
+        let old = file(vec![at(neighbour("Keep"), 1), at(old_method, 5)]);
+        let new = file(vec![at(new_method, 5), at(neighbour("Tail"), 9)]);
+        assert!(links(&old, &new).is_empty());
     }
 
     #[test]
