@@ -101,6 +101,8 @@ fn main() {
         }
     }
     methods.retain(|m| only.as_ref().is_none_or(|o| o.contains(&m.repo)));
+    // An oracle without its start commit cannot be asked about.
+    methods.retain(|m| m.start.len() >= 7);
 
     // Per subject and start commit: one clone, indexed once.
     let mut groups: BTreeMap<(String, String), Vec<&Method>> = BTreeMap::new();
@@ -133,7 +135,7 @@ fn main() {
         process::run(&clone, bin(), &["index", "--quiet"], &[]);
         println!(
             "{repo} at {} ({} commits): indexed in {:.1} s",
-            &start[..12],
+            start.get(..12).unwrap_or(start),
             commits.trim(),
             began.elapsed().as_secs_f64()
         );
@@ -334,28 +336,34 @@ fn owner_and_name(url: &str) -> Option<(&str, &str)> {
     rest.split_once('/')
 }
 
-/// The files of `dir` in `root` (a checkout, or a bare clone's `HEAD`), by
-/// name, with their text.
-fn files_in(root: &Path, dir: &str) -> Vec<(String, String)> {
+/// The files of `dir` in `root` (a checkout, or a bare clone's `HEAD`) whose
+/// names `wanted` accepts, by name, with their text. Names are listed first
+/// and only the wanted files are read: held-out files are never opened.
+fn files_in(root: &Path, dir: &str, wanted: impl Fn(&str) -> bool) -> Vec<(String, String)> {
     let on_disk = root.join(dir);
-    if on_disk.is_dir() {
-        let mut out: Vec<(String, String)> = std::fs::read_dir(&on_disk)
+    let mut names: Vec<String> = if on_disk.is_dir() {
+        std::fs::read_dir(&on_disk)
             .unwrap()
             .flatten()
-            .map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                (name, std::fs::read_to_string(e.path()).unwrap_or_default())
-            })
-            .collect();
-        out.sort();
-        return out;
-    }
-    let names = git_dir(root, &["ls-tree", "--name-only", &format!("HEAD:{dir}")]);
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    } else {
+        git_dir(root, &["ls-tree", "--name-only", &format!("HEAD:{dir}")])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    names.retain(|n| wanted(n));
+    names.sort();
     names
-        .lines()
+        .into_iter()
         .map(|name| {
-            let text = git_dir(root, &["show", &format!("HEAD:{dir}/{name}")]);
-            (name.to_owned(), text)
+            let text = if on_disk.is_dir() {
+                std::fs::read_to_string(on_disk.join(&name)).unwrap_or_default()
+            } else {
+                git_dir(root, &["show", &format!("HEAD:{dir}/{name}")])
+            };
+            (name, text)
         })
         .collect()
 }
@@ -383,7 +391,7 @@ fn head_of(root: &Path) -> String {
 
 fn codetracker_methods(root: &Path) -> Vec<Method> {
     let mut out = Vec::new();
-    for (file, text) in files_in(root, "src/main/resources/oracle/method/training") {
+    for (file, text) in files_in(root, "src/main/resources/oracle/method/training", |_| true) {
         let Some(id) = file.strip_suffix(".json") else {
             continue;
         };
@@ -393,10 +401,17 @@ fn codetracker_methods(root: &Path) -> Vec<Method> {
         let mut alternatives: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for c in v["expectedChanges"].as_array().into_iter().flatten() {
             let commit = c["commitId"].as_str().unwrap_or_default().to_owned();
+            if commit.is_empty() {
+                continue;
+            }
             let kind = c["changeType"].as_str().unwrap_or_default().to_owned();
             if let Some(alt) = c["altCommitId"].as_str() {
                 let list = alternatives.entry(commit.clone()).or_default();
-                list.extend(alt.split(',').map(|a| a.trim().to_owned()));
+                list.extend(
+                    alt.split(',')
+                        .map(|a| a.trim().to_owned())
+                        .filter(|a| !a.is_empty()),
+                );
             }
             changes.entry(commit).or_default().push(kind);
         }
@@ -418,10 +433,10 @@ fn codetracker_methods(root: &Path) -> Vec<Method> {
 
 /// CodeShovel names subjects only; its clone script gives their URLs.
 fn codeshovel_urls(root: &Path) -> BTreeMap<String, String> {
-    let script = files_in(root, "bin")
+    let script = files_in(root, "bin", |name| name == "clone-java-repositories.sh")
         .into_iter()
-        .find(|(name, _)| name == "clone-java-repositories.sh")
         .map(|(_, text)| text)
+        .next()
         .unwrap_or_default();
     let mut out = BTreeMap::new();
     for word in script.split_whitespace() {
@@ -443,11 +458,9 @@ fn codeshovel_methods(
     urls: &BTreeMap<String, String>,
 ) -> Vec<Method> {
     let mut out = Vec::new();
-    for (file, text) in files_in(root, &format!("src/test/resources/oracles/{dir}")) {
-        // `Z_` files are held out for independent checking: never read.
-        if file.starts_with("Z_") {
-            continue;
-        }
+    // `Z_` files are held out for independent checking: never read.
+    let training = |name: &str| !name.starts_with("Z_");
+    for (file, text) in files_in(root, &format!("src/test/resources/oracles/{dir}"), training) {
         let Some(id) = file.strip_suffix(".json") else {
             continue;
         };
@@ -455,6 +468,9 @@ fn codeshovel_methods(
         let s = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
         let mut changes = BTreeMap::new();
         for (commit, kind) in v["expectedResult"].as_object().into_iter().flatten() {
+            if commit.is_empty() {
+                continue;
+            }
             let kind = kind.as_str().unwrap_or_default();
             // `Ymultichange(A,B)`: each.
             let types: Vec<String> = match kind

@@ -348,7 +348,7 @@ pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> 
                 let similarity = new.sketch.similarity(&old.sketch);
                 let threshold = if same_name {
                     LINEAGE_THRESHOLD_SAME_NAME
-                } else if similarity >= LINEAGE_THRESHOLD_SAME_PLACE
+                } else if (LINEAGE_THRESHOLD_SAME_PLACE..LINEAGE_THRESHOLD).contains(&similarity)
                     && same_place(&labeled[a], &labeled[d])
                 {
                     LINEAGE_THRESHOLD_SAME_PLACE
@@ -380,16 +380,16 @@ pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> 
 }
 
 /// Whether an ADDED symbol stands where a DELETED one stood: in the same
-/// file (or the file it was renamed from), under a container of the same
-/// own name, with the same declaration just before it or just after it.
+/// file, under a container of the same own name, with the same declaration
+/// just before it or just after it.
 fn same_place(added: &Labeled<'_>, deleted: &Labeled<'_>) -> bool {
-    let old_path = added.old_path.unwrap_or(added.file.path);
-    if old_path != deleted.file.path {
+    if added.file.path != deleted.file.path {
         return false;
     }
     fn parent_name<'a>(l: &Labeled<'a>) -> Option<&'a str> {
         let symbols = &l.file.symbols.symbols;
-        l.symbol().parent.map(|p| symbols[p].name.as_str())
+        let parent = l.symbol().parent?;
+        Some(symbols.get(parent)?.name.as_str())
     }
     if parent_name(added) != parent_name(deleted) {
         return false;

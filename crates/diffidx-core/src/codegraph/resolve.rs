@@ -1062,7 +1062,12 @@ impl<'a> DefIndex<'a> {
                     flow.call_what_they_are_passed
                         .contains(&reference.name.as_str())
                 });
-                if targets.is_empty() && reference.kind == RefKind::Call && calls_passed {
+                // Not for what such a call returns (`for h in sorted(hs): h(x)`).
+                if targets.is_empty()
+                    && reference.kind == RefKind::Call
+                    && calls_passed
+                    && !reference.returned
+                {
                     for (to, level, n) in self.passed_outside(f, owner, reference) {
                         if to != from {
                             found.edges.push((from, to, level, n));

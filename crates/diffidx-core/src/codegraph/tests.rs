@@ -911,7 +911,10 @@ fn python_values_unpacked_iterated_updated_and_nested() {
          def nested():\n    ls = [[f1], f2]\n    ls[0][0]()\n\n\
          @factory()\ndef decorated():\n    pass\n\n\
          class Items:\n    def m(self):\n        pass\n\n\
-         def items():\n    for item in Items():\n        item.m()\n",
+         def items():\n    for item in Items():\n        item.m()\n\n\
+         def keyed():\n    return sorted([1], key=lambda x: f1())\n\n\
+         def rebound():\n    d = {\"k\": f1}\n    d.update({\"k\": f2})\n    d = {\"k\": f3}\n    d[\"k\"]()\n\n\
+         def looped(hs):\n    for h in sorted(hs):\n        h(f2)\n",
     )]);
     let e = edges(&files);
     // `*b` holds the rest, by index.
@@ -928,4 +931,15 @@ fn python_values_unpacked_iterated_updated_and_nested() {
     has(&e, "<module> -CALLS/scoped-> factory.dec");
     // A loop's variable is an item of what it iterates, of no type shown.
     lacks(&e, "items -CALLS/scoped-> Items.m");
+    // `key=lambda …` is passed to `sorted`, which calls it.
+    assert!(
+        e.iter()
+            .any(|x| x.starts_with("keyed -CALLS/scoped-> keyed.<lambda:")),
+        "{e:#?}"
+    );
+    // A name bound again drops what was put in the value it held.
+    has(&e, "rebound -CALLS/scoped-> f3");
+    lacks(&e, "rebound -CALLS/scoped-> f2");
+    // What `sorted` returns is no call of what it was passed.
+    lacks(&e, "looped -CALLS/scoped-> f2");
 }

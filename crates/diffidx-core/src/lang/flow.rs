@@ -335,8 +335,8 @@ impl<'a> RefWalker<'a> {
                 }
                 continue;
             }
-            // `for x in v`: inside the loop (and after it) `x` holds what
-            // `v` gives: what a called generator yields, a literal's items.
+            // `for x in g()`: inside the loop (and after it) `x` holds what
+            // the call gives (a generator's `yield`s are its returns).
             if child.kind() == flow.iteration.0 {
                 let target = child.child_by_field_name(flow.iteration.1);
                 let iterated = child.child_by_field_name(flow.iteration.2);
@@ -701,10 +701,23 @@ impl<'a> RefWalker<'a> {
         while let (true, Some(parent)) = (assigned.is_empty(), self.up(node)) {
             if flow.blocks.contains(&parent.kind()) {
                 let facts = self.block_facts(flow, parent);
+                // Only what was put there since the name was last bound.
+                let bound = facts
+                    .assigned
+                    .get(name)
+                    .and_then(|list| {
+                        list.iter()
+                            .rev()
+                            .find(|(statement, _)| *statement < node.start_byte())
+                    })
+                    .map(|(statement, _)| *statement);
                 for (statement, key, (start, end)) in
                     facts.subscripted.get(name).into_iter().flatten()
                 {
-                    if *statement < node.start_byte() && literal.as_ref().is_none_or(|l| l == key) {
+                    if *statement < node.start_byte()
+                        && bound.is_none_or(|b| *statement > b)
+                        && literal.as_ref().is_none_or(|l| l == key)
+                    {
                         assigned.extend(parent.descendant_for_byte_range(*start, *end));
                     }
                 }
@@ -786,9 +799,11 @@ impl<'a> RefWalker<'a> {
             let (kind, key, value) = flow.keyword_argument;
             let named = if arg.kind() == kind {
                 match (arg.child_by_field_name(key), arg.child_by_field_name(value)) {
+                    // `key=lambda x: …` passes the lambda.
                     (Some(k), Some(v)) => self
-                        .segments(v)
-                        .map(|s| format!("{}={}", self.text(k).trim(), s.join("."))),
+                        .anonymous(v)
+                        .or_else(|| self.segments(v).map(|s| s.join(".")))
+                        .map(|named| format!("{}={named}", self.text(k).trim())),
                     _ => None,
                 }
             } else if arg.kind() == "identifier" {
@@ -825,8 +840,9 @@ fn is_function(flow: &FlowSpec, kind: &str) -> bool {
 }
 
 /// The name of a function without one: its kind and where it starts
-/// (`<lambda:3:9>`, line and column from 1). Positions keep two in one
-/// file apart wherever they stand, so a call can name one from any scope.
+/// (`<lambda:3:9>`, line and byte column from 1). Positions keep two in
+/// one file apart, so a variable, a parameter or a return names the one it
+/// holds, not another of the same scope.
 pub(crate) fn anonymous_name(node: Node<'_>) -> String {
     let at = node.start_position();
     format!("<{}:{}:{}>", node.kind(), at.row + 1, at.column + 1)

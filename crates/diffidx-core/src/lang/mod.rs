@@ -1053,6 +1053,8 @@ fn add_nested_functions(
     owners: &[(Range<usize>, u32)],
 ) {
     let first = defs.len() as u32;
+    let mut taken: std::collections::HashSet<String> =
+        defs.iter().map(|d| d.qualname.clone()).collect();
     for (k, n) in nested.into_iter().enumerate() {
         let index = first + k as u32;
         let before = owners.partition_point(|(r, _)| r.start <= n.bytes.start);
@@ -1068,10 +1070,11 @@ fn add_nested_functions(
         // Declared twice in one body (`if`/`else`): twins, as symbols are.
         let mut qualname = named.clone();
         let mut count = 1;
-        while defs.iter().any(|d| d.qualname == qualname) {
+        while taken.contains(&qualname) {
             count += 1;
             qualname = crate::symbol::twin(&named, count);
         }
+        taken.insert(qualname.clone());
         defs.push(crate::codegraph::facts::Def {
             qualname,
             name: n.name,
