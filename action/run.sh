@@ -43,24 +43,9 @@ cache_key() {
   echo "key=diffidx-${RUNNER_OS:-$(uname -s)}-${RUNNER_ARCH:-$(uname -m)}-$sum"
 }
 
-# The Rust target this runner needs a binary for.
-target_triple() {
-  case "$(uname -s)-$(uname -m)" in
-    Linux-x86_64) echo x86_64-unknown-linux-gnu ;;
-    Linux-aarch64 | Linux-arm64) echo aarch64-unknown-linux-gnu ;;
-    Darwin-x86_64) echo x86_64-apple-darwin ;;
-    Darwin-arm64) echo aarch64-apple-darwin ;;
-    *) return 1 ;;
-  esac
-}
-
-sha256_of() {
-  if command -v sha256sum >/dev/null 2>&1; then
-    sha256sum "$1" | cut -d' ' -f1
-  else
-    shasum -a 256 "$1" | cut -d' ' -f1
-  fi
-}
+# The release binaries, and how they are checked.
+# shellcheck source=scripts/release.sh
+. "$action_dir/scripts/release.sh"
 
 # The prebuilt binary of the release the action was used at (`uses:
 # owner/diffidx@v1.2.3`), verified against the release's SHA256SUMS.
@@ -72,39 +57,15 @@ download() {
     log "the action is used at '${ref:-an unknown ref}', not a release tag: building from source"
     return 1
   fi
-  local target
-  if ! target=$(target_triple); then
-    log "no prebuilt binary for $(uname -s) $(uname -m): building from source"
-    return 1
-  fi
   local base=${DIFFIDX_RELEASE_BASE:-${GITHUB_SERVER_URL:-https://github.com}/$repo/releases/download}
-  local name="git-diffidx-$ref-$target"
-  local tmp
-  tmp=$(mktemp -d)
-  if ! curl -fsSL --retry 3 -o "$tmp/$name.tar.gz" "$base/$ref/$name.tar.gz" \
-     || ! curl -fsSL --retry 3 -o "$tmp/SHA256SUMS" "$base/$ref/SHA256SUMS"; then
-    log "cannot download $name.tar.gz and SHA256SUMS from $base/$ref: building from source"
-    rm -rf "$tmp"
+  local target err
+  err=$(mktemp)
+  if ! target=$(diffidx_fetch_release "$ref" "$base" "$home/bin/git-diffidx" 2>"$err"); then
+    log "$(cat "$err"): building from source"
+    rm -f "$err"
     return 1
   fi
-  local expected actual
-  expected=$(awk -v f="$name.tar.gz" '$2 == f || $2 == "*" f { print $1 }' "$tmp/SHA256SUMS")
-  actual=$(sha256_of "$tmp/$name.tar.gz")
-  if [ -z "$expected" ] || [ "$expected" != "$actual" ]; then
-    log "checksum mismatch for $name.tar.gz (SHA256SUMS: ${expected:-no entry}, download: $actual): building from source"
-    rm -rf "$tmp"
-    return 1
-  fi
-  if ! tar -xzf "$tmp/$name.tar.gz" -C "$tmp" \
-     || ! "$tmp/$name/git-diffidx" --version >/dev/null 2>&1; then
-    log "the downloaded $name.tar.gz holds no working git-diffidx: building from source"
-    rm -rf "$tmp"
-    return 1
-  fi
-  mkdir -p "$home/bin"
-  cp "$tmp/$name/git-diffidx" "$home/bin/git-diffidx"
-  chmod 755 "$home/bin/git-diffidx"
-  rm -rf "$tmp"
+  rm -f "$err"
   log "installed the prebuilt git-diffidx $ref for $target (sha256 verified)"
 }
 

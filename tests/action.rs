@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::github::{FakeGitHub, TOKEN};
+use common::release::{fake_release, StaticFiles};
 use common::{succeeded, TestRepo};
 
 fn project() -> &'static Path {
@@ -81,6 +82,9 @@ fn the_shell_scripts_pass_shellcheck() {
         "scripts/test",
         "scripts/bolt-server",
         "scripts/lint-tools",
+        "scripts/release.sh",
+        "scripts/packages",
+        "packaging/npm/stage",
     ];
     let out = Command::new(tool("shellcheck"))
         .args(["--shell=bash", "--severity=style", "--external-sources"])
@@ -401,79 +405,6 @@ fn the_cache_key_names_the_platform_and_hashes_the_sources() {
     }
 }
 
-/// A loopback HTTP server (Python's) serving `dir`; killed on drop.
-struct Loopback {
-    child: std::process::Child,
-    port: u16,
-}
-
-impl Loopback {
-    fn serve(dir: &Path) -> Loopback {
-        let port = {
-            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            listener.local_addr().unwrap().port()
-        };
-        let child = Command::new("python3")
-            .args([
-                "-m",
-                "http.server",
-                "--bind",
-                "127.0.0.1",
-                &port.to_string(),
-            ])
-            .current_dir(dir)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = std::time::Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < std::time::Duration::from_secs(20));
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        Loopback { child, port }
-    }
-}
-
-impl Drop for Loopback {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A release `v9.9.9` laid out as the release workflow publishes it, with
-/// the binary under test inside, for this machine's target.
-fn fake_release(root: &Path) -> String {
-    let target = match std::env::consts::ARCH {
-        "x86_64" => "x86_64-unknown-linux-gnu",
-        _ => "aarch64-unknown-linux-gnu",
-    };
-    let name = format!("git-diffidx-v9.9.9-{target}");
-    let stage = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(stage.path().join(&name)).unwrap();
-    std::fs::copy(common::bin(), stage.path().join(&name).join("git-diffidx")).unwrap();
-    let dir = root.join("v9.9.9");
-    std::fs::create_dir_all(&dir).unwrap();
-    let archive = dir.join(format!("{name}.tar.gz"));
-    let status = Command::new("tar")
-        .arg("-czf")
-        .arg(&archive)
-        .arg("-C")
-        .arg(stage.path())
-        .arg(&name)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let sums = Command::new("sha256sum")
-        .arg(format!("{name}.tar.gz"))
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    std::fs::write(dir.join("SHA256SUMS"), sums.stdout).unwrap();
-    name
-}
-
 /// `action/run.sh install` as the action's install step runs it, with no
 /// cargo on PATH (a build would be the fallback, and is not wanted here).
 fn install_step(home: &Path, base: &str, reference: &str) -> Output {
@@ -491,8 +422,8 @@ fn install_step(home: &Path, base: &str, reference: &str) -> Output {
 #[test]
 fn at_a_release_tag_the_action_installs_the_verified_prebuilt_binary() {
     let root = tempfile::tempdir().unwrap();
-    let name = fake_release(root.path());
-    let server = Loopback::serve(root.path());
+    let name = fake_release(root.path(), "v9.9.9");
+    let server = StaticFiles::serve(root.path());
     let base = format!("http://127.0.0.1:{}", server.port);
 
     let home = tempfile::tempdir().unwrap();

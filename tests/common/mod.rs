@@ -6,6 +6,7 @@
 pub mod github;
 pub mod loopback;
 pub mod query_server;
+pub mod release;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
