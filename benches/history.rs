@@ -19,10 +19,10 @@
 //! oracle data is kept in this repository.
 //!
 //! Per subject and start commit, a `--shared` clone checked out at the
-//! start is indexed whole; each method is located in its file at the start
-//! (the innermost symbol of its name whose lines hold the oracle's line: the
-//! oracles give the line of the name, ours start at an annotation) and asked
-//! for with `log --symbol NAME START --path FILE --kind KIND --json`.
+//! start is indexed whole; each method is asked for by position, `log
+//! FILE:LINE START --json` (the innermost symbol holding the oracle's line,
+//! the line of the method's name; its newest entry must carry that name),
+//! and again with `--first-parent`.
 //! Commit-level precision and recall are summed over methods; a history is
 //! exact when both sets are equal. A change the oracle credits to a merge
 //! counts as found at the merge or at a commit it names as its alternative.
@@ -40,7 +40,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use diffidx_core::{Extractor, Language};
 use process::{bin, git};
 
 /// One method's expected history.
@@ -112,9 +111,10 @@ fn main() {
             .or_default()
             .push(m);
     }
-    let mut scores: BTreeMap<&'static str, [Score; 2]> = BTreeMap::new();
+    // Per oracle: every commit, without doc-only ones; then both again
+    // with `--first-parent`.
+    let mut scores: BTreeMap<&'static str, [Score; 4]> = BTreeMap::new();
     let mut missing: BTreeSet<String> = BTreeSet::new();
-    let mut extractor = Extractor::new().expect("grammars load");
     for ((repo, start), group) in &groups {
         let Some(source) = subject(&repos, repo, group[0].url.as_deref()) else {
             missing.insert(repo.clone());
@@ -140,12 +140,14 @@ fn main() {
             began.elapsed().as_secs_f64()
         );
         for m in group {
-            let found = history_of(&mut extractor, &clone, m);
             let entry = scores.entry(m.oracle).or_default();
-            for (i, drop_doc) in [false, true].into_iter().enumerate() {
-                let outcome = entry[i].add(m, found.as_ref().ok(), drop_doc);
-                if show && !drop_doc {
-                    print_method(&clone, m, &found, &outcome);
+            for (view, first_parent) in [false, true].into_iter().enumerate() {
+                let found = history_of(&clone, m, first_parent);
+                for (i, drop_doc) in [false, true].into_iter().enumerate() {
+                    let outcome = entry[2 * view + i].add(m, found.as_ref().ok(), drop_doc);
+                    if show && !drop_doc && !first_parent {
+                        print_method(&clone, m, &found, &outcome);
+                    }
                 }
             }
         }
@@ -157,13 +159,22 @@ fn main() {
         );
     }
     println!(
-        "\n| oracle | oracle commits | methods (located) | commit precision | commit recall | exact histories |"
+        "\n| oracle | oracle commits | log | methods (located) | commit precision | commit recall | exact histories |"
     );
-    println!("|---|---|---|---|---|---|");
-    for (oracle, [all, no_doc]) in &scores {
-        for (label, s) in [("all", all), ("without documentation/format-only", no_doc)] {
+    println!("|---|---|---|---|---|---|---|");
+    for (oracle, [all, no_doc, fp_all, fp_no_doc]) in &scores {
+        for (label, view, s) in [
+            ("all", "", all),
+            ("without documentation/format-only", "", no_doc),
+            ("all", "--first-parent", fp_all),
+            (
+                "without documentation/format-only",
+                "--first-parent",
+                fp_no_doc,
+            ),
+        ] {
             println!(
-                "| {oracle} | {label} | {} ({}) | {} | {} | {} |",
+                "| {oracle} | {label} | {view} | {} ({}) | {} | {} | {} |",
                 s.methods,
                 s.located,
                 ratio(s.right, s.right + s.extra),
@@ -174,44 +185,32 @@ fn main() {
     }
 }
 
-/// The commits `log` gives for the method, or why there are none.
-fn history_of(
-    extractor: &mut Extractor,
-    clone: &Path,
-    m: &Method,
-) -> Result<BTreeSet<String>, String> {
-    let language = Language::from_path(&m.path).ok_or("no language for the file")?;
-    let text = Command::new("git")
-        .args(["show", &format!("{}:{}", m.start, m.path)])
-        .current_dir(clone)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !text.status.success() {
-        return Err("the file is not at the start commit".into());
-    }
-    let source = String::from_utf8_lossy(&text.stdout);
-    let symbols = extractor.extract(language, &source).symbols;
-    let symbol = symbols
-        .iter()
-        .filter(|s| s.name == m.function && s.start_line <= m.line && m.line <= s.end_line)
-        .min_by_key(|s| s.end_line - s.start_line)
-        .ok_or_else(|| format!("no symbol {} holds line {}", m.function, m.line))?;
-    let name = diffidx_core::symbol::display_name(&symbol.qualname, &symbol.sig);
+/// The commits `log FILE:LINE START` gives for the method (with
+/// `--first-parent`, the first-parent view), or why there are none.
+fn history_of(clone: &Path, m: &Method, first_parent: bool) -> Result<BTreeSet<String>, String> {
+    let at = format!("{}:{}", m.path, m.line);
     let out = Command::new(bin())
-        .args(["log", "--symbol", &name, &m.start, "--path", &m.path])
-        .args(["--kind", symbol.kind.as_str(), "--json"])
+        .args(["log", &at, &m.start, "--json"])
+        .args(first_parent.then_some("--first-parent"))
         .current_dir(clone)
         .env_remove("LD_LIBRARY_PATH")
         .output()
         .map_err(|e| e.to_string())?;
     if !out.status.success() {
         return Err(format!(
-            "log {name}: {}",
+            "log {at}: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
     let entries: Vec<serde_json::Value> =
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("log {name}: {e}"))?;
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("log {at}: {e}"))?;
+    // The line must be the oracle's method's: its newest entry has its name.
+    if let Some(qualname) = entries.first().and_then(|e| e["qualname"].as_str()) {
+        let own = qualname.rsplit(['.', ':']).next().unwrap_or(qualname);
+        if own != m.function {
+            return Err(format!("{at} is in {qualname}, not {}", m.function));
+        }
+    }
     Ok(entries
         .iter()
         .filter_map(|e| e.get("commit")?.as_str().map(str::to_owned))

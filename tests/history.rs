@@ -368,3 +368,139 @@ fn a_symbol_unchanged_in_the_indexed_commits_is_no_error_and_not_its_own_suggest
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean 'Shop.Cart.Total'"));
 }
+
+const SHAPES: &str = "class Shape:\n    def area(self):\n        def half(x):\n            return x / 2\n        return half(self.w * self.h)\n\n    def name(self):\n        return 'shape'\n";
+
+#[test]
+fn log_at_a_file_and_line_answers_for_the_innermost_symbol_there() {
+    let mut repo = TestRepo::new();
+    repo.write("geo/shapes.py", SHAPES);
+    repo.commit("shapes");
+    repo.write("geo/shapes.py", SHAPES.replace("x / 2", "x / 2.0"));
+    repo.commit("halve in floats");
+    repo.write("geo/shapes.py", SHAPES.replace("'shape'", "'Shape'"));
+    repo.commit("capital name");
+    repo.ok(&["index", "-q", "--all"]);
+
+    // A line of a nested function is its method's; a method's line is the
+    // method's, not the class's.
+    let out = repo.diffidx(&["log", "geo/shapes.py:4"]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("note: geo/shapes.py:4 is in method Shape.area (geo/shapes.py:2-5)"),
+        "{stderr}"
+    );
+    assert_eq!(
+        history(&repo, &["geo/shapes.py:4"]),
+        [
+            "MODIFIED Shape.area geo/shapes.py",
+            "MODIFIED Shape.area geo/shapes.py",
+            "ADDED Shape.area geo/shapes.py"
+        ]
+    );
+    // As of REV: at the first commit the method had one change.
+    let first = repo.git(&["rev-list", "--max-parents=0", "HEAD"]);
+    assert_eq!(
+        history(&repo, &["geo/shapes.py:4", first.trim()]),
+        ["ADDED Shape.area geo/shapes.py"]
+    );
+    assert_eq!(
+        statuses(&repo, &["geo/shapes.py:1"]),
+        ["MODIFIED", "MODIFIED", "ADDED"],
+        "line 1 is the class's"
+    );
+    // From a subdirectory, a path from there.
+    let out = repo
+        .command(common::bin())
+        .args(["log", "shapes.py:8", "--json"])
+        .current_dir(repo.path().join("geo"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let entries = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(entries[0]["qualname"], "Shape.name");
+
+    for (args, code, says) in [
+        (
+            &["log", "geo/shapes.py:99"][..],
+            1,
+            "no symbol holds line 99 of geo/shapes.py",
+        ),
+        (&["log", "geo/nope.py:3"][..], 1, "geo/nope.py is not in"),
+        (
+            &["log", "geo/shapes.py:4", "--kind", "method"][..],
+            2,
+            "--kind and --path do not apply",
+        ),
+    ] {
+        let out = repo.diffidx(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn first_parent_log_credits_a_side_branch_to_its_merge() {
+    let mut repo = TestRepo::new();
+    repo.write("Cart.cs", SHOP);
+    repo.commit("cart");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("Cart.cs", SHOP.replace("return a;", "return a + 1;"));
+    repo.commit("fix total");
+    repo.write("Cart.cs", SHOP.replace("return a;", "return a + 2;"));
+    repo.commit("fix total again");
+    repo.write(
+        "Cart.cs",
+        SHOP.replace("return a;", "return a + 2;").replace(
+            "        void Clear() { }\n",
+            "        void Clear() { }\n        void Undo() { }\n",
+        ),
+    );
+    repo.commit("undo, added and kept");
+    repo.git(&["checkout", "-q", "-"]);
+    repo.write("Other.cs", "class Other { }\n");
+    repo.commit("other on main");
+    repo.git(&["merge", "-q", "--no-ff", "-m", "merge feature", "feature"]);
+    repo.ok(&["index", "-q", "--all"]);
+
+    let subjects = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["log", "--json"];
+        all.extend_from_slice(args);
+        json(&repo.ok(&all))
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {} {}",
+                    e["status"].as_str().unwrap(),
+                    e["subject"].as_str().unwrap(),
+                    e["side_commits"].as_array().map_or(0, |s| s.len())
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        subjects(&["Total"]),
+        [
+            "MODIFIED fix total again 0",
+            "MODIFIED fix total 0",
+            "ADDED cart 0"
+        ]
+    );
+    assert_eq!(
+        subjects(&["Total", "--first-parent"]),
+        ["MODIFIED merge feature 2", "ADDED cart 0"]
+    );
+    // Added on the branch: ADDED at the merge.
+    assert_eq!(
+        subjects(&["Undo", "--first-parent"]),
+        ["ADDED merge feature 1"]
+    );
+    let text = repo.ok(&["log", "Total", "--first-parent"]);
+    assert!(text.contains("(2 side-branch commits)"), "{text}");
+    let both = repo.diffidx(&["log", "Total", "--first-parent", "--all"]);
+    assert_eq!(both.status.code(), Some(2));
+}

@@ -1,4 +1,4 @@
-//! `git diffidx log [--symbol] NAME [REV] [--all] [--kind K] [--path P] [--since D] [--until D] [--author A] [--json] [-p]`
+//! `git diffidx log [--symbol] NAME|FILE:LINE [REV] [--all|--first-parent] [--kind K] [--path P] [--since D] [--until D] [--author A] [--json] [-p]`
 
 use anyhow::Context as _;
 use clap::Args;
@@ -6,13 +6,15 @@ use diffidx_lib::store::HistoryEntry;
 
 use super::pager::print_paged;
 use super::util::{
-    describe_lineage, fit, print, symbol_query, terminal_safe, terminal_width, Context, UsageError,
+    describe_lineage, fit, print, terminal_safe, terminal_width, Context, UsageError,
 };
 
 #[derive(Args)]
 pub struct LogArgs {
     /// A qualified name, or a suffix of one at a `.`/`::` boundary
     /// (`Foo.Bar` matches `Acme.Foo.Bar`); `Foo.Bar(int,string)` picks one overload.
+    /// Or FILE:LINE: the innermost symbol at that line of the file as of REV
+    /// (`src/Money.cs:42`).
     #[arg(
         long = "symbol",
         value_name = "NAME",
@@ -27,8 +29,14 @@ pub struct LogArgs {
 
     /// Every indexed commit, whatever history it is in (other branches, and
     /// commits a rebase or amend left behind).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "first_parent")]
     pub all: bool,
+
+    /// Follow only the first parent of merges, as `git log --first-parent`:
+    /// a side branch's changes are shown at the merge that brought them in
+    /// (`--json`: `side_commits` lists them).
+    #[arg(long)]
+    pub first_parent: bool,
 
     /// Only symbols of this kind (method, class, function, ...).
     #[arg(long, value_name = "KIND")]
@@ -76,12 +84,31 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
     if args.all && rev.is_some() {
         return Err(UsageError("--all and a REV contradict each other; give one".into()).into());
     }
-    let query = symbol_query(symbol, args.kind.as_deref(), args.path.as_deref())?;
     // The history asked about: REV's, else HEAD's (none in an empty repository).
     let tip = match rev {
         Some(rev) => Some(repo.resolve_commit(rev)?),
         None => repo.resolve_commit("HEAD").ok(),
     };
+    let cwd = std::env::current_dir().ok();
+    let (query, located) = diffidx_lib::api::history::log_query(
+        &repo,
+        symbol,
+        args.kind.as_deref(),
+        args.path.as_deref(),
+        tip,
+        cwd.as_deref(),
+    )?;
+    if let Some(at) = &located {
+        eprintln!(
+            "note: {} is in {} {} ({}:{}-{})",
+            terminal_safe(symbol),
+            at.kind,
+            terminal_safe(&at.name),
+            terminal_safe(&at.path),
+            at.start_line,
+            at.end_line
+        );
+    }
     let head = tip.map(|h| h.to_string());
     // The query server answers faster; this binary is what it runs.
     let program = std::env::current_exe().ok();
@@ -151,7 +178,12 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
             if hidden == 1 { "it" } else { "them" },
         );
     }
-    let entries = history.entries;
+    let entries = match tip {
+        Some(tip) if args.first_parent => {
+            diffidx_lib::api::history::first_parent_history(&repo, tip, history.entries)?
+        }
+        _ => history.entries,
+    };
     let mut entries = diffidx_lib::api::filter_history(
         entries,
         args.since.as_deref(),
@@ -211,8 +243,13 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
             .map(|from| describe_lineage(from, &e.path))
             .unwrap_or_default();
     let label = style.status(e.status, &format!("{:<8}", e.status.as_str()));
+    let side = match e.side_commits.len() {
+        0 => String::new(),
+        1 => " (1 side-branch commit)".to_owned(),
+        n => format!(" ({n} side-branch commits)"),
+    };
     format!(
-        "{} {} {} {} {}  {}:{}{}  {}",
+        "{} {} {} {} {}  {}:{}{}{}  {}",
         style.dim(&e.commit[..e.commit.len().min(12)]),
         &e.date[..e.date.len().min(10)],
         label,
@@ -221,6 +258,7 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
         terminal_safe(&e.path),
         lines,
         moved,
+        side,
         style.dim(&terminal_safe(&format!("{} — {}", e.author, e.subject))),
     )
 }

@@ -654,13 +654,3 @@ pub fn push_summary(
     }
     text
 }
-
-/// The symbols a user names: NAME (with an optional `(sig)`), narrowed by
-/// `--kind` and `--path` (`log`).
-pub fn symbol_query(
-    name: &str,
-    kind: Option<&str>,
-    path: Option<&str>,
-) -> Result<diffidx_core::SymbolQuery, diffidx_lib::api::ApiError> {
-    diffidx_lib::api::params::symbol_query(name, kind, path)
-}

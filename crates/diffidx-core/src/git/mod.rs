@@ -11,7 +11,7 @@ mod pack;
 pub mod patch;
 
 pub use config::ConfigKey;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use gix::bstr::ByteSlice;
 use gix::object::tree::EntryKind;
@@ -82,6 +82,15 @@ fn size_caches(repo: &mut gix::Repository) {
             ))
         });
     }
+}
+
+/// A history as `git log --first-parent` walks it ([`Repo::first_parent_view`]).
+#[derive(Debug, Clone, Default)]
+pub struct FirstParentView {
+    /// The first-parent chain, the tip first.
+    pub chain: Vec<ObjectId>,
+    /// Every commit of the history → the chain commit that brought it in.
+    pub brought_by: HashMap<ObjectId, ObjectId>,
 }
 
 /// What the core needs to know about a commit.
@@ -419,6 +428,53 @@ impl Repo {
             out.insert(info.id);
         }
         Ok(out)
+    }
+
+    /// `tip`'s history as `git log --first-parent` sees it: its first-parent
+    /// chain, and for every commit of the history the chain commit that
+    /// brought it in (itself for a chain commit; the merge whose side branch
+    /// held it otherwise).
+    ///
+    /// One walk of the history, then the chain oldest first: each chain
+    /// commit claims what its other parents reach and no older chain commit
+    /// claimed, so every commit is visited once.
+    pub fn first_parent_view(&self, tip: ObjectId) -> Result<FirstParentView> {
+        let walk = self
+            .repo
+            .rev_walk([tip])
+            .all()
+            .context(|| format!("cannot walk the history of {tip}"))?;
+        let mut parents: HashMap<ObjectId, Vec<ObjectId>> = HashMap::new();
+        for info in walk {
+            let info = info.context(|| format!("cannot walk the history of {tip}"))?;
+            parents.insert(info.id, info.parent_ids.to_vec());
+        }
+        let mut chain = vec![tip];
+        while let Some(&first) = parents
+            .get(chain.last().expect("the chain starts with the tip"))
+            .and_then(|p| p.first())
+        {
+            if !parents.contains_key(&first) {
+                break; // beyond a shallow clone's boundary
+            }
+            chain.push(first);
+        }
+        let mut brought_by: HashMap<ObjectId, ObjectId> = chain.iter().map(|&c| (c, c)).collect();
+        let mut stack = Vec::new();
+        for &merge in chain.iter().rev() {
+            stack.extend(parents[&merge].iter().skip(1).copied());
+            while let Some(commit) = stack.pop() {
+                let Some(its_parents) = parents.get(&commit) else {
+                    continue;
+                };
+                if brought_by.contains_key(&commit) {
+                    continue;
+                }
+                brought_by.insert(commit, merge);
+                stack.extend(its_parents.iter().copied());
+            }
+        }
+        Ok(FirstParentView { chain, brought_by })
     }
 
     /// The commits every ref points to (branches, tags peeled, remotes,
@@ -819,6 +875,69 @@ mod tests {
             "the user's size holds"
         );
         assert!(!repo.share().to_local().gix().objects.has_pack_cache());
+    }
+
+    /// Runs git in `dir`; returns its trimmed stdout.
+    fn git(dir: &std::path::Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=T",
+                "-c",
+                "user.email=t@e",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+
+    #[test]
+    fn the_first_parent_view_credits_side_branches_to_their_merges() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        let commit = |message: &str| {
+            git(d, &["commit", "-q", "--allow-empty", "-m", message]);
+            git(d, &["rev-parse", "HEAD"])
+        };
+        let a = commit("a");
+        git(d, &["checkout", "-q", "-b", "side"]);
+        let s1 = commit("s1");
+        git(d, &["checkout", "-q", "-b", "inner"]);
+        let i1 = commit("i1");
+        git(d, &["checkout", "-q", "side"]);
+        git(d, &["merge", "-q", "--no-ff", "-m", "merge inner", "inner"]);
+        let side_merge = git(d, &["rev-parse", "HEAD"]);
+        git(d, &["checkout", "-q", "main"]);
+        let b = commit("b");
+        git(d, &["merge", "-q", "--no-ff", "-m", "merge side", "side"]);
+        let m = git(d, &["rev-parse", "HEAD"]);
+        let c = commit("c");
+        // A branch merged from main later: its commits are older than c's merge.
+        git(d, &["checkout", "-q", "-b", "late", &b]);
+        let l1 = commit("l1");
+        git(d, &["checkout", "-q", "main"]);
+        git(d, &["merge", "-q", "--no-ff", "-m", "merge late", "late"]);
+        let m2 = git(d, &["rev-parse", "HEAD"]);
+
+        let repo = Repo::discover(d).unwrap();
+        let id = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).unwrap();
+        let view = repo.first_parent_view(id(&m2)).unwrap();
+        assert_eq!(view.chain, [&m2, &c, &m, &b, &a].map(|h| id(h)));
+        let by = |hex: &str| view.brought_by[&id(hex)];
+        for chain in [&a, &b, &m, &c, &m2] {
+            assert_eq!(by(chain), id(chain));
+        }
+        for side in [&s1, &i1, &side_merge] {
+            assert_eq!(by(side), id(&m), "{side}");
+        }
+        assert_eq!(by(&l1), id(&m2));
+        assert_eq!(view.brought_by.len(), 9);
     }
 
     #[test]

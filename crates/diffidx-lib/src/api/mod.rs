@@ -7,6 +7,7 @@
 //! must get the same answer, and a fix to one must reach the others. The
 //! CLI adds only what a terminal wants (tables, hints on stderr).
 
+pub mod history;
 pub mod params;
 pub mod status;
 
@@ -384,15 +385,24 @@ pub fn log(
             "--all and a REV contradict each other; give one",
         ));
     }
-    let query = params::symbol_query(
+    if params.all && params.first_parent {
+        return Err(ApiError::usage(
+            "--all and --first-parent contradict each other; give one",
+        ));
+    }
+    let tip = match &params.rev {
+        Some(rev) => Some(repo.resolve_commit(rev)?),
+        None => repo.resolve_commit("HEAD").ok(),
+    };
+    let (query, _) = history::log_query(
+        repo,
         &params.symbol,
         params.kind.as_deref(),
         params.path.as_deref(),
+        tip,
+        None,
     )?;
-    let head = match &params.rev {
-        Some(rev) => Some(repo.resolve_commit(rev)?.to_string()),
-        None => repo.resolve_commit("HEAD").ok().map(|h| h.to_string()),
-    };
+    let head = tip.map(|t| t.to_string());
     let history = crate::query::history(repo, &query, head, !params.all, server)?;
     if history.entries.is_empty() && history.hidden == 0 && !history.known {
         let hint = match history.suggestions.as_slice() {
@@ -404,8 +414,14 @@ pub fn log(
             params.symbol
         )));
     }
+    let entries = match tip {
+        Some(tip) if params.first_parent => {
+            history::first_parent_history(repo, tip, history.entries)?
+        }
+        _ => history.entries,
+    };
     let mut entries = filter_history(
-        history.entries,
+        entries,
         params.since.as_deref(),
         params.until.as_deref(),
         params.author.as_deref(),

@@ -62,7 +62,8 @@ pub struct SearchParams {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LogParams {
-    /// A qualified name or a suffix of one at a `.`/`::` boundary; `Foo.Bar(int)` picks an overload.
+    /// A qualified name or a suffix of one at a `.`/`::` boundary; `Foo.Bar(int)` picks an overload;
+    /// or `FILE:LINE`, the innermost symbol there as of the revision.
     pub symbol: String,
     /// Answer for the history of this revision (default HEAD).
     #[serde(default)]
@@ -85,6 +86,10 @@ pub struct LogParams {
     /// Only changes by an author whose name contains this text (any case).
     #[serde(default)]
     pub author: Option<String>,
+    /// The first-parent view: a side branch's changes at the merge that
+    /// brought them in (`git log --first-parent`).
+    #[serde(default)]
+    pub first_parent: bool,
 }
 
 /// `show`.

@@ -34,6 +34,10 @@ pub struct HistoryEntry {
     /// notes (`crate::semantic::deltas`), when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<crate::semantic::deltas::ChangeSummary>,
+    /// `log --first-parent`: the side-branch commits this merge's entry
+    /// stands for, newest first (the merge's own change is not listed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub side_commits: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -339,6 +343,7 @@ impl<'s> Reader<'s> {
                     end_line: as_u32(&r[11]),
                     from,
                     summary: None,
+                    side_commits: Vec::new(),
                 })
             })
             .collect())
