@@ -503,4 +503,60 @@ fn first_parent_log_credits_a_side_branch_to_its_merge() {
     assert!(text.contains("(2 side-branch commits)"), "{text}");
     let both = repo.diffidx(&["log", "Total", "--first-parent", "--all"]);
     assert_eq!(both.status.code(), Some(2));
+
+    // The merge's record holds no change of its own; show says where to look,
+    // and --first-parent (as impact, for a merge) answers what it brought.
+    let out = repo.diffidx(&["show", "HEAD"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no symbol changes"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("git diffidx show --first-parent HEAD"),
+        "{out:?}"
+    );
+    assert_eq!(
+        json(&repo.ok(&["show", "HEAD", "--json"]))["deltas"],
+        serde_json::json!([])
+    );
+    let changed = |args: &[&str]| -> Vec<String> {
+        let note = json(&repo.ok(args));
+        let mut names: Vec<String> = note["deltas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {}",
+                    d["status"].as_str().unwrap(),
+                    d["qualname"].as_str().unwrap()
+                )
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        changed(&["show", "--first-parent", "HEAD", "--json"]),
+        [
+            "ADDED Shop.Cart.Undo",
+            "MODIFIED Shop",
+            "MODIFIED Shop.Cart",
+            "MODIFIED Shop.Cart.Total"
+        ]
+    );
+    // A commit that is no merge shows its own record either way.
+    assert_eq!(
+        changed(&["show", "--first-parent", "HEAD^2", "--json"]),
+        changed(&["show", "HEAD^2", "--json"])
+    );
+    let impact = json(&repo.ok(&["impact", "HEAD", "--json"]));
+    let mut touched: Vec<&str> = impact["touched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["qualname"].as_str().unwrap())
+        .collect();
+    touched.sort();
+    assert_eq!(
+        touched,
+        ["Shop", "Shop.Cart", "Shop.Cart.Total", "Shop.Cart.Undo"]
+    );
 }

@@ -1,4 +1,4 @@
-//! `git diffidx show [REV | A..B | A...B] [--json] [--patch FILE|-]`
+//! `git diffidx show [REV | A..B | A...B] [--first-parent] [--json] [--patch FILE|-]`
 
 use std::io::Read;
 
@@ -30,6 +30,12 @@ pub struct ShowArgs {
     #[arg(long, value_name = "FILE|-")]
     pub patch: Option<String>,
 
+    /// For a merge commit: what it brought to its first parent (the net
+    /// change of REV^1..REV), instead of its note, which holds only its own
+    /// conflict resolutions.
+    #[arg(long, conflicts_with = "patch")]
+    pub first_parent: bool,
+
     /// Compute the record even when the commit has a note this version
     /// wrote (which is otherwise printed as it is: the same bytes, faster).
     #[arg(long)]
@@ -60,6 +66,13 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<()> {
             note,
             format!("patch {source} against {}", short(&base.to_string())),
         )
+    } else if let Some(merged) = args
+        .first_parent
+        .then(|| diffidx_lib::api::merge_note(&repo, &args.rev, args.limits.options(&repo)))
+        .transpose()?
+        .flatten()
+    {
+        merged
     } else {
         // A limit given on the command line may differ from the note's.
         let stored = !args.compute && args.limits.max_file_size.is_none();
@@ -67,6 +80,13 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<()> {
     };
     if args.json {
         return print(&note.to_json());
+    }
+    if !args.first_parent && args.patch.is_none() && diffidx_lib::api::is_merge(&repo, &args.rev) {
+        eprintln!(
+            "note: a merge's record holds only its own conflict resolutions; \
+             `git diffidx show --first-parent {}` shows what it brought to its first parent",
+            terminal_safe(&args.rev)
+        );
     }
     print_paged(ctx, Some(&repo), &render(&note, &heading, ctx))
 }

@@ -493,6 +493,49 @@ pub fn note(
     })
 }
 
+/// What a merge commit brought to its first parent: the net change of
+/// `REV^1..REV`, computed from the two trees (a merge's own note holds only
+/// its conflict resolutions, as the record's rule has it). `None` when REV
+/// is not a single merge commit.
+pub fn merge_note(
+    repo: &Repo,
+    rev: &str,
+    options: DiffOptions,
+) -> Result<Option<(NoteDocument, String)>, ApiError> {
+    let Target::Commit(id) = repo.resolve_target(rev)? else {
+        return Ok(None);
+    };
+    let commit = repo.commit(id)?;
+    let (Some(&first), true) = (commit.parents.first(), commit.parents.len() > 1) else {
+        return Ok(None);
+    };
+    let base = repo.commit(first)?;
+    let diff = SymbolDiffer::new(repo, options)?.diff_trees(Some(base.tree), commit.tree)?;
+    let note = NoteDocument {
+        v: NOTE_VERSION,
+        commit: Some(id.to_string()),
+        parent: Some(first.to_string()),
+        tool: tool_name(),
+        deltas: diff.deltas,
+        diagnostics: diff.diagnostics,
+    };
+    let heading = format!(
+        "merge {}  {}  (against its first parent {})",
+        short(&id.to_string()),
+        commit.subject,
+        short(&first.to_string())
+    );
+    Ok(Some((note, heading)))
+}
+
+/// Whether REV names one commit with more than one parent.
+pub fn is_merge(repo: &Repo, rev: &str) -> bool {
+    match repo.resolve_target(rev) {
+        Ok(Target::Commit(id)) => repo.commit(id).is_ok_and(|c| c.parents.len() > 1),
+        _ => false,
+    }
+}
+
 fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
 }
@@ -587,7 +630,12 @@ pub fn impact(
         None => diffidx_core::codegraph::Resolution::DEFAULT_MIN,
     };
     let rev = params.rev.as_deref().unwrap_or("HEAD");
-    let (note, heading) = note(repo, rev, options, true)?;
+    // A merge puts at risk what it brought to its first parent, not only
+    // its own conflict resolutions.
+    let (note, heading) = match merge_note(repo, rev, options.clone())? {
+        Some(merged) => merged,
+        None => note(repo, rev, options, true)?,
+    };
     let request = ImpactRequest {
         deltas: note.deltas,
         depth: params.depth.unwrap_or(2).max(1),
