@@ -60,6 +60,16 @@ impl Install {
     }
 }
 
+/// This version's release, served over loopback: the server (kept alive by
+/// the caller), its base address and the archive's path.
+fn served_release(root: &Path) -> (StaticFiles, String, PathBuf) {
+    let tag = release_tag();
+    let name = fake_release(root, &tag);
+    let server = StaticFiles::serve(root);
+    let base = format!("http://127.0.0.1:{}", server.port);
+    (server, base, root.join(&tag).join(format!("{name}.tar.gz")))
+}
+
 fn head_is_the_release(tag: &str) -> bool {
     let rev = |spec: &str| {
         Command::new("git")
@@ -77,10 +87,8 @@ fn head_is_the_release(tag: &str) -> bool {
 #[test]
 fn with_nothing_built_it_installs_the_verified_release_binary_with_its_man_page() {
     let root = tempfile::tempdir().unwrap();
+    let (_server, base, _) = served_release(root.path());
     let tag = release_tag();
-    fake_release(root.path(), &tag);
-    let server = StaticFiles::serve(root.path());
-    let base = format!("http://127.0.0.1:{}", server.port);
 
     let install = Install::new();
     let (out, text) = install.run(&base, &[]);
@@ -115,15 +123,11 @@ fn with_nothing_built_it_installs_the_verified_release_binary_with_its_man_page(
 #[test]
 fn a_tampered_or_missing_release_falls_back_to_the_source_build() {
     let root = tempfile::tempdir().unwrap();
-    let tag = release_tag();
-    let name = fake_release(root.path(), &tag);
-    let archive = root.path().join(&tag).join(format!("{name}.tar.gz"));
+    let (_server, base, archive) = served_release(root.path());
     let mut bytes = std::fs::read(&archive).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
     std::fs::write(&archive, bytes).unwrap();
-    let server = StaticFiles::serve(root.path());
-    let base = format!("http://127.0.0.1:{}", server.port);
 
     let install = Install::new();
     let (out, text) = install.run(&base, &[]);
@@ -148,10 +152,7 @@ fn a_tampered_or_missing_release_falls_back_to_the_source_build() {
 #[test]
 fn a_build_in_the_target_directory_or_from_source_comes_before_the_release() {
     let root = tempfile::tempdir().unwrap();
-    let tag = release_tag();
-    fake_release(root.path(), &tag);
-    let server = StaticFiles::serve(root.path());
-    let base = format!("http://127.0.0.1:{}", server.port);
+    let (_server, base, _) = served_release(root.path());
 
     // Asked for the source build, it does not download.
     let install = Install::new();

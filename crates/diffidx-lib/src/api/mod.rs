@@ -15,7 +15,7 @@ use std::path::Path;
 
 use diffidx_core::git::{Repo, Target};
 use diffidx_core::note::{tool_name, NoteDocument, NOTE_VERSION};
-use diffidx_core::{DiffOptions, SymbolDiffer};
+use diffidx_core::{DiffOptions, ObjectId, SymbolDiffer};
 use serde_json::Value;
 
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
@@ -477,16 +477,7 @@ pub fn note(
             (note, heading)
         }
         Target::Range { base, head } => {
-            let (b, h) = (repo.commit(base)?, repo.commit(head)?);
-            let diff = SymbolDiffer::new(repo, options)?.diff_trees(Some(b.tree), h.tree)?;
-            let note = NoteDocument {
-                v: NOTE_VERSION,
-                commit: Some(head.to_string()),
-                parent: Some(base.to_string()),
-                tool: tool_name(),
-                deltas: diff.deltas,
-                diagnostics: diff.diagnostics,
-            };
+            let note = range_note(repo, options, base, head)?;
             let heading = format!("{}..{}", short(&base.to_string()), short(&head.to_string()));
             (note, heading)
         }
@@ -509,16 +500,7 @@ pub fn merge_note(
     let (Some(&first), true) = (commit.parents.first(), commit.parents.len() > 1) else {
         return Ok(None);
     };
-    let base = repo.commit(first)?;
-    let diff = SymbolDiffer::new(repo, options)?.diff_trees(Some(base.tree), commit.tree)?;
-    let note = NoteDocument {
-        v: NOTE_VERSION,
-        commit: Some(id.to_string()),
-        parent: Some(first.to_string()),
-        tool: tool_name(),
-        deltas: diff.deltas,
-        diagnostics: diff.diagnostics,
-    };
+    let note = range_note(repo, options, first, id)?;
     let heading = format!(
         "merge {}  {}  (against its first parent {})",
         short(&id.to_string()),
@@ -526,6 +508,25 @@ pub fn merge_note(
         short(&first.to_string())
     );
     Ok(Some((note, heading)))
+}
+
+/// The net change from `base`'s tree to `head`'s, as a note document.
+fn range_note(
+    repo: &Repo,
+    options: DiffOptions,
+    base: ObjectId,
+    head: ObjectId,
+) -> Result<NoteDocument, ApiError> {
+    let (b, h) = (repo.commit(base)?, repo.commit(head)?);
+    let diff = SymbolDiffer::new(repo, options)?.diff_trees(Some(b.tree), h.tree)?;
+    Ok(NoteDocument {
+        v: NOTE_VERSION,
+        commit: Some(head.to_string()),
+        parent: Some(base.to_string()),
+        tool: tool_name(),
+        deltas: diff.deltas,
+        diagnostics: diff.diagnostics,
+    })
 }
 
 /// Whether REV names one commit with more than one parent.
