@@ -137,6 +137,10 @@ pub const LINEAGE_THRESHOLD: f64 = 0.6;
 /// body, a signature change): the name is evidence the text need not give.
 pub const LINEAGE_THRESHOLD_SAME_NAME: f64 = 0.4;
 
+/// The same, for the same own name in the same file and container (a
+/// method re-signed with its body largely rewritten, in place).
+pub const LINEAGE_THRESHOLD_SAME_CONTAINER: f64 = 0.2;
+
 /// The same, for another own name in the same place: the same file, the
 /// same container, and the same declaration just before or just after it
 /// (a method renamed with its signature and body changed in one commit).
@@ -320,9 +324,9 @@ pub fn match_moves(labeled: &mut Vec<Labeled<'_>>) {
 /// Lineage: pairs each ADDED symbol with the DELETED symbol of the same kind
 /// (and commit) whose text is most similar, at or above
 /// [`LINEAGE_THRESHOLD`] ([`LINEAGE_THRESHOLD_SAME_NAME`] for the same own
-/// name, [`LINEAGE_THRESHOLD_SAME_PLACE`] for another name in the same
-/// place). One-to-one and greedy: the most similar pair first,
-/// a shared own name breaking ties, then the labeled order. Returns
+/// name, [`LINEAGE_THRESHOLD_SAME_CONTAINER`] for it in the same container,
+/// [`LINEAGE_THRESHOLD_SAME_PLACE`] for another name in the same place). One-to-one and greedy: pairs that share their own name first,
+/// then the most similar pair first, then the labeled order. Returns
 /// `(added, deleted, similarity)` indexes into `labeled`.
 pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> {
     let mut by_kind: HashMap<SymbolKind, (Vec<usize>, Vec<usize>)> = HashMap::new();
@@ -347,7 +351,13 @@ pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> 
                 }
                 let similarity = new.sketch.similarity(&old.sketch);
                 let threshold = if same_name {
-                    LINEAGE_THRESHOLD_SAME_NAME
+                    if similarity < LINEAGE_THRESHOLD_SAME_NAME
+                        && same_container(&labeled[a], &labeled[d])
+                    {
+                        LINEAGE_THRESHOLD_SAME_CONTAINER
+                    } else {
+                        LINEAGE_THRESHOLD_SAME_NAME
+                    }
                 } else if (LINEAGE_THRESHOLD_SAME_PLACE..LINEAGE_THRESHOLD).contains(&similarity)
                     && same_place(&labeled[a], &labeled[d])
                 {
@@ -361,9 +371,12 @@ pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> 
             }
         }
     }
+    // A shared own name first: `foo(a)` deleted and `foo(a, b)` added is a
+    // signature change even when another added method took more of the
+    // old body (one extracted from it starts a history of its own).
     pairs.sort_by(|x, y| {
-        y.0.cmp(&x.0)
-            .then(y.1.cmp(&x.1))
+        y.1.cmp(&x.1)
+            .then(y.0.cmp(&x.0))
             .then(x.2.cmp(&y.2))
             .then(x.3.cmp(&y.3))
     });
@@ -383,21 +396,24 @@ pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> 
 /// file, under a container of the same own name, with the same declaration
 /// just before it or just after it.
 fn same_place(added: &Labeled<'_>, deleted: &Labeled<'_>) -> bool {
-    if added.file.path != deleted.file.path {
-        return false;
-    }
-    fn parent_name<'a>(l: &Labeled<'a>) -> Option<&'a str> {
-        let symbols = &l.file.symbols.symbols;
-        let parent = l.symbol().parent?;
-        Some(symbols.get(parent)?.name.as_str())
-    }
-    if parent_name(added) != parent_name(deleted) {
+    if !same_container(added, deleted) {
         return false;
     }
     let (before_new, after_new) = neighbours(added);
     let (before_old, after_old) = neighbours(deleted);
     (before_new.is_some() && before_new == before_old)
         || (after_new.is_some() && after_new == after_old)
+}
+
+/// Whether two symbols are in the same file, under containers of the same
+/// own name (or both at the top).
+fn same_container(added: &Labeled<'_>, deleted: &Labeled<'_>) -> bool {
+    fn parent_name<'a>(l: &Labeled<'a>) -> Option<&'a str> {
+        let symbols = &l.file.symbols.symbols;
+        let parent = l.symbol().parent?;
+        Some(symbols.get(parent)?.name.as_str())
+    }
+    added.file.path == deleted.file.path && parent_name(added) == parent_name(deleted)
 }
 
 /// The keys `(own name, kind, sig)` of the declarations just before and
@@ -579,6 +595,129 @@ mod tests {
         let old = file(vec![at(neighbour("Keep"), 1), at(old_method, 5)]);
         let new = file(vec![at(new_method, 5), at(neighbour("Tail"), 9)]);
         assert!(links(&old, &new).is_empty());
+    }
+
+    #[test]
+    fn lineage_prefers_the_same_name_to_a_more_similar_other_name() {
+        let stmts: Vec<String> = (0..30).map(|i| format!("a{i} = b{i} ;")).collect();
+        let old_body = stmts.join(" ");
+        let kept = stmts[..24].join(" ");
+        let new_stuff: String = (0..6).map(|i| format!("c{i} = s . d{i} ; ")).collect();
+        let with_sig = |qualname: &str, sig: &str, text: String| Symbol {
+            sig: sig.to_owned(),
+            ..sketched(SymbolKind::Method, qualname, &text)
+        };
+        let old = file(vec![with_sig(
+            "C.Run",
+            "(int)",
+            format!("void Run ( int a ) {{ {old_body} }}"),
+        )]);
+        let new = file(vec![
+            // The old method with a parameter more and a body half rewritten.
+            with_sig(
+                "C.Run",
+                "(int,string)",
+                format!("void Run ( int a , string s ) {{ {kept} {new_stuff} }}"),
+            ),
+            // A method extracted from it: most of its body, under a new name.
+            with_sig(
+                "C.RunAll",
+                "(int)",
+                format!("void RunAll ( int a ) {{ {old_body} x ; }}"),
+            ),
+        ]);
+        let (run, run_all) = (&new.symbols[0], &new.symbols[1]);
+        let to_old = |s: &Symbol| s.sketch.similarity(&old.symbols[0].sketch);
+        assert!(
+            to_old(run) >= LINEAGE_THRESHOLD_SAME_NAME,
+            "{}",
+            to_old(run)
+        );
+        assert!(
+            to_old(run_all) > to_old(run),
+            "the other name is the more similar"
+        );
+        let labeled = label_file(
+            Some(FileVersion {
+                path: "c.cs",
+                symbols: &old,
+            }),
+            Some(FileVersion {
+                path: "c.cs",
+                symbols: &new,
+            }),
+            &[],
+        );
+        let links: Vec<(String, String)> = link_lineage(&labeled)
+            .into_iter()
+            .map(|(a, d, _)| {
+                let sym = |i: usize| {
+                    let s = labeled[i].symbol();
+                    format!("{}{}", s.qualname, s.sig)
+                };
+                (sym(a), sym(d))
+            })
+            .collect();
+        assert_eq!(
+            links,
+            [("C.Run(int,string)".to_owned(), "C.Run(int)".to_owned())]
+        );
+    }
+
+    #[test]
+    fn the_same_name_in_the_same_container_links_at_a_lower_similarity() {
+        let stmts: Vec<String> = (0..30).map(|i| format!("a{i} = b{i} ;")).collect();
+        let fresh: String = (0..16).map(|i| format!("c{i} = s . d{i} ; ")).collect();
+        let method = |qualname: &str, sig: &str, text: String, parent: Option<usize>| Symbol {
+            sig: sig.to_owned(),
+            parent,
+            ..sketched(SymbolKind::Method, qualname, &text)
+        };
+        let class = |name: &str| sym(SymbolKind::Class, name, (1, 40), 9);
+        let old_text = format!("void Run ( int a ) {{ {} }}", stmts.join(" "));
+        let new_text = format!(
+            "void Run ( int a , string s ) {{ {} {fresh} }}",
+            stmts[..14].join(" ")
+        );
+        let link = |new_class: &str| {
+            let old = file(vec![
+                class("C"),
+                method("C.Run", "(int)", old_text.clone(), Some(0)),
+            ]);
+            let new = file(vec![
+                class(new_class),
+                method(
+                    &format!("{new_class}.Run"),
+                    "(int,string)",
+                    new_text.clone(),
+                    Some(0),
+                ),
+            ]);
+            let similarity = new.symbols[1].sketch.similarity(&old.symbols[1].sketch);
+            assert!(
+                (LINEAGE_THRESHOLD_SAME_CONTAINER..LINEAGE_THRESHOLD_SAME_NAME)
+                    .contains(&similarity),
+                "{similarity}"
+            );
+            let labeled = label_file(
+                Some(FileVersion {
+                    path: "c.cs",
+                    symbols: &old,
+                }),
+                Some(FileVersion {
+                    path: "c.cs",
+                    symbols: &new,
+                }),
+                &[],
+            );
+            link_lineage(&labeled).len()
+        };
+        assert_eq!(link("C"), 1, "re-signed in place");
+        assert_eq!(
+            link("D"),
+            0,
+            "under another container the name is not enough"
+        );
     }
 
     #[test]
