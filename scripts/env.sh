@@ -9,7 +9,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${HOME:-/root}/.cache/diffidx-targe
 # The Debian packages the build needs, installed when missing; cargo itself
 # must be there. Called before anything is compiled.
 diffidx_build_tools() {
-  local missing=() sudo_cmd=""
+  local missing=()
   command -v cmake >/dev/null 2>&1 || missing+=(cmake)
   command -v g++ >/dev/null 2>&1 || missing+=(g++)
   # jemalloc (the binary's allocator on Linux) is built with its configure and make.
@@ -22,9 +22,15 @@ diffidx_build_tools() {
     exit 2
   }
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing Debian packages: ${missing[*]}" >&2
-    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+    diffidx_apt_install "${missing[@]}"
   fi
+}
+
+# Installs Debian packages, through sudo unless root.
+diffidx_apt_install() {
+  local sudo_cmd=""
+  echo "installing Debian packages: $*" >&2
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@"
 }

@@ -491,6 +491,33 @@ mod tests {
         }
     }
 
+    /// Two versions of one file, labeled.
+    fn label_in_place<'a>(
+        path: &'a str,
+        old: &'a FileSymbols,
+        new: &'a FileSymbols,
+        changes: &[LineChange],
+    ) -> Vec<Labeled<'a>> {
+        label_file(
+            Some(FileVersion { path, symbols: old }),
+            Some(FileVersion { path, symbols: new }),
+            changes,
+        )
+    }
+
+    /// The lineage links of labeled symbols: (added, deleted), each as
+    /// qualname and signature.
+    fn links_of(labeled: &[Labeled<'_>]) -> Vec<(String, String)> {
+        let name = |i: usize| {
+            let s = labeled[i].symbol();
+            format!("{}{}", s.qualname, s.sig)
+        };
+        link_lineage(labeled)
+            .into_iter()
+            .map(|(a, d, _)| (name(a), name(d)))
+            .collect()
+    }
+
     fn file(symbols: Vec<Symbol>) -> FileSymbols {
         FileSymbols {
             symbols,
@@ -549,26 +576,7 @@ mod tests {
             )
         };
         let links = |old: &FileSymbols, new: &FileSymbols| {
-            let labeled = label_file(
-                Some(FileVersion {
-                    path: "c.java",
-                    symbols: old,
-                }),
-                Some(FileVersion {
-                    path: "c.java",
-                    symbols: new,
-                }),
-                &[],
-            );
-            link_lineage(&labeled)
-                .into_iter()
-                .map(|(a, d, _)| {
-                    (
-                        labeled[a].symbol().qualname.clone(),
-                        labeled[d].symbol().qualname.clone(),
-                    )
-                })
-                .collect::<Vec<_>>()
+            links_of(&label_in_place("c.java", old, new, &[]))
         };
         let (old_method, new_method) = (method("synStream", &was), method("headers", &now));
         let similarity = new_method.sketch.similarity(&old_method.sketch);
@@ -637,29 +645,8 @@ mod tests {
             to_old(run_all) > to_old(run),
             "the other name is the more similar"
         );
-        let labeled = label_file(
-            Some(FileVersion {
-                path: "c.cs",
-                symbols: &old,
-            }),
-            Some(FileVersion {
-                path: "c.cs",
-                symbols: &new,
-            }),
-            &[],
-        );
-        let links: Vec<(String, String)> = link_lineage(&labeled)
-            .into_iter()
-            .map(|(a, d, _)| {
-                let sym = |i: usize| {
-                    let s = labeled[i].symbol();
-                    format!("{}{}", s.qualname, s.sig)
-                };
-                (sym(a), sym(d))
-            })
-            .collect();
         assert_eq!(
-            links,
+            links_of(&label_in_place("c.cs", &old, &new, &[])),
             [("C.Run(int,string)".to_owned(), "C.Run(int)".to_owned())]
         );
     }
@@ -699,18 +686,7 @@ mod tests {
                     .contains(&similarity),
                 "{similarity}"
             );
-            let labeled = label_file(
-                Some(FileVersion {
-                    path: "c.cs",
-                    symbols: &old,
-                }),
-                Some(FileVersion {
-                    path: "c.cs",
-                    symbols: &new,
-                }),
-                &[],
-            );
-            link_lineage(&labeled).len()
+            link_lineage(&label_in_place("c.cs", &old, &new, &[])).len()
         };
         assert_eq!(link("C"), 1, "re-signed in place");
         assert_eq!(
@@ -749,26 +725,8 @@ mod tests {
             ),
             sketched(SymbolKind::Property, "C.Roll", &format!("int Roll {body}")),
         ]);
-        let labeled = label_file(
-            Some(FileVersion {
-                path: "c.cs",
-                symbols: &old,
-            }),
-            Some(FileVersion {
-                path: "c.cs",
-                symbols: &new,
-            }),
-            &[],
-        );
-        let links: Vec<(String, String)> = link_lineage(&labeled)
-            .into_iter()
-            .map(|(a, d, _)| {
-                (
-                    labeled[a].symbol().qualname.clone(),
-                    labeled[d].symbol().qualname.clone(),
-                )
-            })
-            .collect();
+        let labeled = label_in_place("c.cs", &old, &new, &[]);
+        let links = links_of(&labeled);
         // Copy is the more similar (an exact copy of Roll's body) and takes
         // Roll; RollToFront has no partner left. Kinds never mix.
         assert_eq!(links, [("C.Copy".to_owned(), "C.Roll".to_owned())]);
@@ -804,17 +762,7 @@ mod tests {
                 new: 5..8,
             },
         ];
-        let labeled = label_file(
-            Some(FileVersion {
-                path: "c.cs",
-                symbols: &old,
-            }),
-            Some(FileVersion {
-                path: "c.cs",
-                symbols: &new,
-            }),
-            &changes,
-        );
+        let labeled = label_in_place("c.cs", &old, &new, &changes);
         assert_eq!(
             summary(&labeled),
             [
@@ -830,15 +778,10 @@ mod tests {
     fn text_change_outside_every_hunk_is_not_a_candidate() {
         let old = file(vec![sym(SymbolKind::Method, "C.A", (1, 3), 1)]);
         let new = file(vec![sym(SymbolKind::Method, "C.A", (1, 3), 2)]);
-        let labeled = label_file(
-            Some(FileVersion {
-                path: "c.cs",
-                symbols: &old,
-            }),
-            Some(FileVersion {
-                path: "c.cs",
-                symbols: &new,
-            }),
+        let labeled = label_in_place(
+            "c.cs",
+            &old,
+            &new,
             &[LineChange {
                 old: 10..11,
                 new: 10..11,
