@@ -1084,8 +1084,14 @@ impl<'a> DefIndex<'a> {
                 }
                 found.calls = true;
                 found.targets = targets.len();
+                // A call of the function it is in (recursion) is an edge
+                // too, where scope or type says so: call graphs list it,
+                // and traversals start from what they were asked about, so
+                // it adds no caller. Matched by name only, it is likelier
+                // another object's method of the same name (`get` calling
+                // `self._d.get`).
                 for (t, resolution, n) in targets {
-                    if t != from {
+                    if t != from || resolution <= Resolution::Scoped {
                         found.edges.push((from, t, resolution, n));
                     }
                 }

@@ -943,3 +943,19 @@ fn python_values_unpacked_iterated_updated_and_nested() {
     // What `sorted` returns is no call of what it was passed.
     lacks(&e, "looped -CALLS/scoped-> f2");
 }
+
+#[test]
+fn recursion_is_an_edge_where_scope_says_so_not_by_name_alone() {
+    let files = tree(&[(
+        "r.py",
+        "def factorial(n):\n    return n * factorial(n - 1)\n\n\
+         class Store:\n    def get(self, k):\n        return self._d.get(k)\n\n\
+         \x20   def walk(self, n):\n        return self.walk(n - 1)\n",
+    )]);
+    let edges = edges(&files);
+    has(&edges, "factorial -CALLS/scoped-> factorial");
+    has(&edges, "Store.walk -CALLS/exact-> Store.walk");
+    // `self._d.get` is some other object's `get`: by name alone it would
+    // be the only `get` of the repository, the method itself.
+    lacks(&edges, "Store.get -CALLS/");
+}
