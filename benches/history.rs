@@ -114,6 +114,7 @@ fn main() {
     // Per oracle: every commit, without doc-only ones; then both again
     // with `--first-parent`.
     let mut scores: BTreeMap<&'static str, [Score; 4]> = BTreeMap::new();
+    let mut type_scores: BTreeMap<&'static str, TypeScore> = BTreeMap::new();
     let mut missing: BTreeSet<String> = BTreeSet::new();
     for ((repo, start), group) in &groups {
         let Some(source) = subject(&repos, repo, group[0].url.as_deref()) else {
@@ -143,6 +144,9 @@ fn main() {
             let entry = scores.entry(m.oracle).or_default();
             for (view, first_parent) in [false, true].into_iter().enumerate() {
                 let found = history_of(&clone, m, first_parent);
+                if let (false, Ok(found)) = (first_parent, &found) {
+                    type_scores.entry(m.oracle).or_default().add(m, found);
+                }
                 for (i, drop_doc) in [false, true].into_iter().enumerate() {
                     let outcome = entry[2 * view + i].add(m, found.as_ref().ok(), drop_doc);
                     if show && !drop_doc && !first_parent {
@@ -183,11 +187,35 @@ fn main() {
             );
         }
     }
+    println!(
+        "\nChange types, on the commits both list (`log` without --first-parent):\n\n\
+         | oracle | type | precision | recall |\n|---|---|---|---|"
+    );
+    for (oracle, t) in &type_scores {
+        if show {
+            for (id, commit, expected, given) in &t.differing {
+                println!("  {oracle} {id} {commit}: oracle [{expected}], log [{given}]");
+            }
+        }
+        for (name, (right, extra, missed)) in &t.by_type {
+            println!(
+                "| {oracle} | {name} | {} | {} |",
+                ratio(*right, right + extra),
+                ratio(*right, right + missed)
+            );
+        }
+        let (right, extra, missed) = t.total();
+        println!(
+            "| {oracle} | all shared types | {} | {} |",
+            ratio(right, right + extra),
+            ratio(right, right + missed)
+        );
+    }
 }
 
 /// The commits `log FILE:LINE START` gives for the method (with
 /// `--first-parent`, the first-parent view), or why there are none.
-fn history_of(clone: &Path, m: &Method, first_parent: bool) -> Result<BTreeSet<String>, String> {
+fn history_of(clone: &Path, m: &Method, first_parent: bool) -> Result<Found, String> {
     let at = format!("{}:{}", m.path, m.line);
     let out = Command::new(bin())
         .args(["log", &at, &m.start, "--json"])
@@ -211,10 +239,103 @@ fn history_of(clone: &Path, m: &Method, first_parent: bool) -> Result<BTreeSet<S
             return Err(format!("{at} is in {qualname}, not {}", m.function));
         }
     }
-    Ok(entries
-        .iter()
-        .filter_map(|e| e.get("commit")?.as_str().map(str::to_owned))
-        .collect())
+    let mut found = Found::new();
+    for e in &entries {
+        let Some(commit) = e["commit"].as_str() else {
+            continue;
+        };
+        let types = e["changes"].as_array().into_iter().flatten();
+        found
+            .entry(commit.to_owned())
+            .or_default()
+            .extend(types.filter_map(|t| t.as_str().map(str::to_owned)));
+    }
+    Ok(found)
+}
+
+/// The commits `log` answers with, each with its change types.
+type Found = BTreeMap<String, BTreeSet<String>>;
+
+/// The change types the oracles and `log` share, each in one name: the
+/// oracle's (CodeTracker's, CodeShovel's) or the tool's. A move to another
+/// file, class or package is one `relocation` (CodeTracker splits it by
+/// whether the class changed, CodeShovel by whether the file was renamed).
+/// Types only one side has (documentation; the tool's `signature`, which
+/// sums the others) are not scored, nor are the commits where the oracle
+/// says the method was introduced, merged or split.
+fn shared_type(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "body change" | "Ybodychange" | "body" => "body",
+        "parameter change" | "Yparameterchange" | "Yparametermetachange" | "parameters" => {
+            "parameters"
+        }
+        "return type change" | "Yreturntypechange" | "return_type" => "return_type",
+        "exception change" | "Yexceptionschange" | "exceptions" => "exceptions",
+        "modifier change" | "Ymodifierchange" | "modifiers" => "modifiers",
+        "annotation change" | "Yannotationchange" | "annotations" => "annotations",
+        "type parameter change" | "type_parameters" => "type_parameters",
+        "rename" | "Yrename" => "rename",
+        "container change" | "moved" | "Yfilerename" | "Ymovefromfile" | "move" | "container" => {
+            "relocation"
+        }
+        _ => return None,
+    })
+}
+
+/// Change types judged on the commits both the oracle and `log` list.
+#[derive(Default)]
+struct TypeScore {
+    /// Type → (right, extra, missed).
+    by_type: BTreeMap<&'static str, (usize, usize, usize)>,
+    /// Commits whose types differ: method, commit, the oracle's, the tool's.
+    differing: Vec<(String, String, String, String)>,
+}
+
+impl TypeScore {
+    fn add(&mut self, m: &Method, found: &Found) {
+        let same = |a: &str, b: &str| a.starts_with(b) || b.starts_with(a);
+        // Where the oracle says a method was introduced, merged or split,
+        // it types nothing the tool does: the commit-level score judges it.
+        const UNTYPED: &[&str] = &["introduced", "Yintroduced", "method merge", "method split"];
+        for (commit, oracle_types) in &m.changes {
+            if oracle_types.iter().any(|t| UNTYPED.contains(&t.as_str())) {
+                continue;
+            }
+            let alternatives = m.alternatives.get(commit).into_iter().flatten();
+            let Some((_, tool_types)) = found
+                .iter()
+                .find(|(f, _)| same(f, commit) || alternatives.clone().any(|a| same(f, a)))
+            else {
+                continue;
+            };
+            let expected: BTreeSet<&str> =
+                oracle_types.iter().filter_map(|t| shared_type(t)).collect();
+            let given: BTreeSet<&str> = tool_types.iter().filter_map(|t| shared_type(t)).collect();
+            if expected != given {
+                let list = |set: &BTreeSet<&str>| set.iter().copied().collect::<Vec<_>>().join(",");
+                self.differing.push((
+                    m.id.clone(),
+                    commit.chars().take(10).collect(),
+                    list(&expected),
+                    list(&given),
+                ));
+            }
+            for t in expected.union(&given) {
+                let counts = self.by_type.entry(t).or_default();
+                match (expected.contains(t), given.contains(t)) {
+                    (true, true) => counts.0 += 1,
+                    (false, true) => counts.1 += 1,
+                    _ => counts.2 += 1,
+                }
+            }
+        }
+    }
+
+    fn total(&self) -> (usize, usize, usize) {
+        self.by_type
+            .values()
+            .fold((0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
+    }
 }
 
 #[derive(Default)]
@@ -235,7 +356,7 @@ struct Outcome {
 }
 
 impl Score {
-    fn add(&mut self, m: &Method, found: Option<&BTreeSet<String>>, drop_doc: bool) -> Outcome {
+    fn add(&mut self, m: &Method, found: Option<&Found>, drop_doc: bool) -> Outcome {
         self.methods += 1;
         let expected: Vec<&String> = m
             .changes
@@ -256,7 +377,7 @@ impl Score {
         for commit in &expected {
             let alternatives = m.alternatives.get(*commit).into_iter().flatten();
             let hit = found
-                .iter()
+                .keys()
                 .find(|f| same(f, commit) || alternatives.clone().any(|a| same(f, a)));
             match hit {
                 Some(f) => {
@@ -267,7 +388,7 @@ impl Score {
         }
         // A commit the oracle leaves out as documentation-only is neither
         // right nor wrong when it is dropped.
-        for f in found {
+        for f in found.keys() {
             let dropped = drop_doc && m.changes.keys().any(|c| same(f, c) && m.doc_only(c));
             if !used.contains(f) && !dropped {
                 outcome.extra.push(f.clone());
@@ -283,7 +404,7 @@ impl Score {
     }
 }
 
-fn print_method(clone: &Path, m: &Method, found: &Result<BTreeSet<String>, String>, o: &Outcome) {
+fn print_method(clone: &Path, m: &Method, found: &Result<Found, String>, o: &Outcome) {
     println!("\n## {} {} ({} commits)", m.oracle, m.id, m.changes.len());
     if let Err(why) = found {
         println!("  not answered: {why}");

@@ -158,6 +158,7 @@ pub fn pr_comment(data: &[u8]) {
             server_url: "https://github.com".into(),
             repo: RepoName::parse("acme/widgets").expect("a repository name"),
         }),
+        signature_changed: deltas.iter().map(|d| d.id.clone()).collect(),
         // The Impact section lists names and paths from the input too.
         impact: Some(diffidx_github::Impact {
             depth: 2,

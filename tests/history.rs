@@ -10,13 +10,17 @@ fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
-/// `status qualname path [<- from]` of each history entry, newest first.
-fn history(repo: &TestRepo, args: &[&str]) -> Vec<String> {
+/// The entries of `log --json ARGS`, newest first.
+fn log_entries(repo: &TestRepo, args: &[&str]) -> Vec<serde_json::Value> {
     let mut all = vec!["log", "--json"];
     all.extend_from_slice(args);
     let out = json(&repo.ok(&all));
-    out.as_array()
-        .unwrap()
+    out.as_array().unwrap().clone()
+}
+
+/// `status qualname path [<- from]` of each history entry, newest first.
+fn history(repo: &TestRepo, args: &[&str]) -> Vec<String> {
+    log_entries(repo, args)
         .iter()
         .map(|e| {
             let from = e
@@ -559,4 +563,74 @@ fn first_parent_log_credits_a_side_branch_to_its_merge() {
         touched,
         ["Shop", "Shop.Cart", "Shop.Cart.Total", "Shop.Cart.Undo"]
     );
+}
+
+/// `status [types]` of each entry of `log --json`, newest first.
+fn typed(repo: &TestRepo, args: &[&str]) -> Vec<String> {
+    log_entries(repo, args)
+        .iter()
+        .map(|e| {
+            let types: Vec<&str> = e
+                .get("changes")
+                .and_then(|c| c.as_array())
+                .into_iter()
+                .flatten()
+                .map(|t| t.as_str().unwrap())
+                .collect();
+            format!("{} [{}]", e["status"].as_str().unwrap(), types.join(","))
+        })
+        .collect()
+}
+
+#[test]
+fn each_change_of_a_method_says_which_parts_changed() {
+    let mut repo = TestRepo::new();
+    let v1 = "package p;\n\nclass Cart {\n    /** The total. */\n    int total(int n) {\n        int sum = 0;\n        for (int i = 0; i < n; i++) {\n            sum += price(i) * count(i);\n        }\n        return n;\n    }\n}\n";
+    repo.write("src/p/Cart.java", v1);
+    repo.commit("cart");
+    // A comment and the doc comment: no record, nothing to type.
+    let v2 = v1
+        .replace("The total.", "The sum.")
+        .replace("return n;", "return n; // as is");
+    repo.write("src/p/Cart.java", &v2);
+    repo.commit("docs");
+    let v3 = v2.replace("return n;", "return n * 2;");
+    repo.write("src/p/Cart.java", &v3);
+    repo.commit("body");
+    let v4 = v3.replace(
+        "    int total(int n) {",
+        "    @Deprecated\n    public int total(int n) throws Exception {",
+    );
+    repo.write("src/p/Cart.java", &v4);
+    repo.commit("annotations, modifiers, exceptions");
+    let v5 = v4.replace("int total(int n)", "long sum(long n)");
+    repo.write("src/p/Cart.java", &v5);
+    repo.commit("rename, re-sign");
+    repo.git(&["mv", "src/p/Cart.java", "src/p/Basket.java"]);
+    let v6 = v5.replace("class Cart", "class Basket");
+    repo.write("src/p/Basket.java", &v6);
+    repo.commit("rename the class and its file");
+    repo.ok(&["index", "-q"]);
+
+    assert_eq!(
+        typed(&repo, &["Basket.sum"]),
+        [
+            "MOVED [move,container]",
+            "ADDED [rename,signature,parameters,return_type]",
+            "DELETED []",
+            "MODIFIED [signature,exceptions,modifiers,annotations]",
+            "MODIFIED [body]",
+            "ADDED []",
+        ]
+    );
+    // `show` says the same of one commit; its JSON stays the note.
+    let show = repo.ok(&["show", "HEAD~1", "--color", "never"]);
+    assert!(
+        show.contains("(was p.Cart.total(int), ")
+            && show.contains("[rename, signature, parameters, return_type]"),
+        "{show}"
+    );
+    assert!(!repo
+        .ok(&["show", "HEAD~1", "--json"])
+        .contains("\"changes\""));
 }

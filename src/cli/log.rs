@@ -6,7 +6,7 @@ use diffidx_lib::store::HistoryEntry;
 
 use super::pager::print_paged;
 use super::util::{
-    describe_lineage, fit, print, terminal_safe, terminal_width, Context, UsageError,
+    change_list, describe_lineage, fit, print, terminal_safe, terminal_width, Context, UsageError,
 };
 
 #[derive(Args)]
@@ -191,6 +191,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
         args.author.as_deref(),
     )?;
     diffidx_lib::api::attach_summaries(&repo, &mut entries);
+    diffidx_lib::api::changes::attach_changes(&repo, &mut entries);
     if args.json {
         let json = serde_json::to_string(&entries).context("cannot serialize the history")?;
         return print(&format!("{json}\n"));
@@ -248,8 +249,9 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
         1 => " (1 side-branch commit)".to_owned(),
         n => format!(" ({n} side-branch commits)"),
     };
+    let changes = change_list(&e.changes);
     format!(
-        "{} {} {} {} {}  {}:{}{}{}  {}",
+        "{} {} {} {} {}  {}:{}{}{}{}  {}",
         style.dim(&e.commit[..e.commit.len().min(12)]),
         &e.date[..e.date.len().min(10)],
         label,
@@ -259,6 +261,7 @@ fn render(e: &HistoryEntry, ctx: &Context) -> String {
         lines,
         moved,
         side,
+        changes,
         style.dim(&terminal_safe(&format!("{} — {}", e.author, e.subject))),
     )
 }

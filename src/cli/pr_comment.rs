@@ -9,6 +9,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::Context as _;
+use diffidx_core::lang::parts::ChangeType;
 use diffidx_core::{Language, SymbolDiffer};
 use diffidx_github::event::read_event;
 use diffidx_github::{
@@ -113,6 +114,22 @@ pub fn run(ctx: &Context, args: &PrCommentArgs) -> anyhow::Result<()> {
     let mut differ = SymbolDiffer::new(&repo, options.clone())?;
     let diff = differ.diff_trees(Some(repo.commit(merge_base)?.tree), repo.commit(head)?.tree)?;
     let (base_sha, head_sha) = (merge_base.to_string(), head.to_string());
+    // Each side's blobs are in the differ's cache: no second parse.
+    let signature_changed = diff
+        .deltas
+        .iter()
+        .filter(|d| {
+            let types = diffidx_lib::api::changes::change_types(
+                &repo,
+                &mut differ,
+                merge_base,
+                head,
+                &diffidx_lib::api::changes::Change::from(*d),
+            );
+            types.is_ok_and(|t| t.contains(&ChangeType::Signature))
+        })
+        .map(|d| d.id.clone())
+        .collect();
     let change = PullRequestChange {
         deltas: &diff.deltas,
         diagnostics: &diff.diagnostics,
@@ -129,6 +146,7 @@ pub fn run(ctx: &Context, args: &PrCommentArgs) -> anyhow::Result<()> {
                 repo,
             }),
         impact: impact(&repo, &diff.deltas, args.impact_depth),
+        signature_changed,
     };
     let body = diffidx_github::render(&change, diffidx_github::DEFAULT_BUDGET);
     if args.dry_run {

@@ -4,6 +4,7 @@ use std::io::Read;
 
 use anyhow::Context as _;
 use diffidx_core::git::Target;
+use diffidx_core::lang::parts::ChangeType;
 use diffidx_core::note::{tool_name, NoteDocument, NOTE_VERSION};
 use diffidx_core::symbol::display_name;
 use diffidx_core::{Status, SymbolDiffer};
@@ -11,7 +12,9 @@ use diffidx_core::{Status, SymbolDiffer};
 use clap::Args;
 
 use super::pager::print_paged;
-use super::util::{describe_lineage, print, terminal_safe, Context, LimitArgs, UsageError};
+use super::util::{
+    change_list, describe_lineage, print, terminal_safe, Context, LimitArgs, UsageError,
+};
 
 #[derive(Args)]
 pub struct ShowArgs {
@@ -88,7 +91,8 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<()> {
             terminal_safe(&args.rev)
         );
     }
-    print_paged(ctx, Some(&repo), &render(&note, &heading, ctx))
+    let changes = diffidx_lib::api::changes::note_changes(&repo, &note);
+    print_paged(ctx, Some(&repo), &render(&note, &changes, &heading, ctx))
 }
 
 fn read_patch(source: &str) -> anyhow::Result<String> {
@@ -108,8 +112,14 @@ fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
 }
 
-/// Human output: a heading, counts, then one group per status.
-fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
+/// Human output: a heading, counts, then one group per status; `changes`
+/// are the change types of each delta.
+fn render(
+    note: &NoteDocument,
+    changes: &[Vec<ChangeType>],
+    heading: &str,
+    ctx: &Context,
+) -> String {
     let style = &ctx.style();
     let mut out = format!("{}\n", style.bold(&terminal_safe(heading)));
     const ORDER: [Status; 4] = [
@@ -138,12 +148,22 @@ fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
         .unwrap_or(0)
         .min(60);
     for status in ORDER {
-        let group: Vec<_> = note.deltas.iter().filter(|d| d.status == status).collect();
+        let group: Vec<_> = note
+            .deltas
+            .iter()
+            .zip(
+                changes
+                    .iter()
+                    .map(Vec::as_slice)
+                    .chain(std::iter::repeat(&[][..])),
+            )
+            .filter(|(d, _)| d.status == status)
+            .collect();
         if group.is_empty() {
             continue;
         }
         out.push_str(&format!("\n{}\n", style.status(status, status.as_str())));
-        for d in group {
+        for (d, types) in group {
             let lines = if d.start_line == d.end_line {
                 format!("{}", d.start_line)
             } else {
@@ -167,6 +187,7 @@ fn render(note: &NoteDocument, heading: &str, ctx: &Context) -> String {
             if let Some(from) = &d.from {
                 line.push_str(&format!(" {}", describe_lineage(from, &d.path)));
             }
+            line.push_str(&change_list(types));
             out.push_str(line.trim_end());
             out.push('\n');
         }

@@ -197,6 +197,16 @@ pub fn describe_lineage(from: &diffidx_core::delta::Lineage, path: &str) -> Stri
     )
 }
 
+/// How a change's types read: ` [signature, parameters, body]` (nothing
+/// when there are none).
+pub fn change_list(types: &[diffidx_core::lang::parts::ChangeType]) -> String {
+    if types.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
+    format!(" [{}]", names.join(", "))
+}
+
 /// Terminal styling: `--color`, git's `color.diffidx`/`color.ui`, else only
 /// on a terminal and never with `NO_COLOR`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -73,6 +73,20 @@ impl SymbolKind {
         SymbolKind::Variable,
     ];
 
+    /// Kinds that are called: a `type` part of one is its return type.
+    pub fn is_callable(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Method
+                | SymbolKind::Constructor
+                | SymbolKind::Destructor
+                | SymbolKind::Operator
+                | SymbolKind::Function
+                | SymbolKind::Delegate
+                | SymbolKind::Macro
+        )
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             SymbolKind::Namespace => "namespace",

@@ -61,6 +61,10 @@ pub struct PullRequestChange<'a> {
     /// What calls, inherits or implements the changed symbols (from the
     /// code graph), when there is one.
     pub impact: Option<Impact>,
+    /// The ids of the deltas whose signature changed (parameters, return
+    /// type, type parameters, exceptions, bases): said beside them, as the
+    /// riskier change for callers.
+    pub signature_changed: std::collections::BTreeSet<String>,
 }
 
 /// The blast radius of a pull request, for its collapsed "Impact" section.
@@ -417,7 +421,15 @@ fn entry(delta: &SymbolDelta, change: &PullRequestChange<'_>) -> String {
     } else {
         String::new()
     };
-    format!("- {} {linked} {place}{edited}\n", delta.kind.as_str())
+    let signature = if change.signature_changed.contains(&delta.id) {
+        ", signature changed"
+    } else {
+        ""
+    };
+    format!(
+        "- {} {linked} {place}{edited}{signature}\n",
+        delta.kind.as_str()
+    )
 }
 
 /// `qualname` plus a C# parameter list, or a Rust trait in parentheses.
@@ -572,6 +584,7 @@ mod tests {
                 repo: RepoName::parse("acme/widgets").unwrap(),
             }),
             impact: None,
+            signature_changed: Default::default(),
         }
     }
 
@@ -620,6 +633,29 @@ mod tests {
             ..change(&deltas)
         };
         assert!(!render(&nothing, DEFAULT_BUDGET).contains("Impact"));
+    }
+
+    #[test]
+    fn a_signature_change_is_said_where_it_happened() {
+        let deltas = [
+            delta(Status::Modified, "src/Pay.cs", "Acme.Pay.Charge", "(int)"),
+            delta(Status::Modified, "src/Pay.cs", "Acme.Pay.Refund", "(int)"),
+        ];
+        let plain = render(&change(&deltas), DEFAULT_BUDGET);
+        assert!(!plain.contains("signature changed"), "{plain}");
+        let typed = PullRequestChange {
+            signature_changed: [deltas[1].id.clone()].into_iter().collect(),
+            ..change(&deltas)
+        };
+        let body = render(&typed, DEFAULT_BUDGET);
+        let line = |name: &str| {
+            body.lines()
+                .find(|l| l.contains(name))
+                .unwrap_or_else(|| panic!("{name} in {body}"))
+                .to_owned()
+        };
+        assert!(line("Refund").ends_with(", signature changed"), "{body}");
+        assert!(!line("Charge").contains("signature"), "{body}");
     }
 
     #[test]

@@ -22,10 +22,11 @@ use crate::delta::{self, FileVersion, Labeled, Status, SymbolDelta};
 use crate::error::{Error, Result};
 use crate::git::hunks::{diff_lines, LineChange};
 use crate::git::{patch, CommitInfo, FileChange, Repo};
+use crate::lang::parts::DeclarationParts;
 use crate::lang::{Base, Extractor, Language, Limits, ParseState};
 use crate::note::{tool_name, Diagnostic, NoteDocument, Problem, NOTE_VERSION};
 use crate::source::{normalize, Unreadable};
-use crate::symbol::FileSymbols;
+use crate::symbol::{FileSymbols, Symbol};
 
 /// Knobs of a diff run.
 #[derive(Debug, Clone)]
@@ -636,6 +637,45 @@ impl<'r> SymbolDiffer<'r> {
                 .take((s.end_line - s.start_line + 1) as usize)
                 .collect()
         }))
+    }
+
+    /// The symbol that `find` picks among those of `path` at `commit`, and
+    /// the parts of its declaration (`None`: no such file or symbol there;
+    /// no parts: its declaration was not found in the tree).
+    pub fn symbol_parts(
+        &mut self,
+        commit: ObjectId,
+        path: &str,
+        find: impl Fn(&Symbol) -> bool,
+    ) -> Result<Option<(Symbol, Option<DeclarationParts>)>> {
+        let Some(blob) = self.repo.blob_at(commit, path)? else {
+            return Ok(None);
+        };
+        let Some(language) = Language::from_path(path) else {
+            return Ok(None);
+        };
+        let Ok(parsed) = self.load(blob, path, None)? else {
+            return Ok(None);
+        };
+        let Some(symbol) = parsed.symbols.symbols.iter().find(|s| find(s)) else {
+            return Ok(None);
+        };
+        let parts = match &parsed.state {
+            Some(state) => self
+                .extractor
+                .declaration_parts(language, state, &parsed.text, symbol),
+            // The tree went to a later version's reparse: parse again.
+            None => {
+                let extracted = self
+                    .extractor
+                    .extract_incremental(language, &parsed.text, None);
+                extracted.state.and_then(|state| {
+                    self.extractor
+                        .declaration_parts(language, &state, &parsed.text, symbol)
+                })
+            }
+        };
+        Ok(Some((symbol.clone(), parts)))
     }
 
     /// The code-graph facts of a blob at `path` (`None` when it is no

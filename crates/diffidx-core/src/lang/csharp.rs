@@ -1,5 +1,6 @@
 //! C# (`.cs`): DESIGN.md §2.
 
+use super::parts::Part;
 use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{preproc, DeclaratorRule, LanguageSpec, Name, Param, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -33,6 +34,23 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     comment_kinds: &["comment"],
     leading_kinds: &[],
     docstrings: None,
+    parts: &[
+        ("name", Part::Name),
+        ("type_parameters", Part::TypeParameters),
+        ("type_parameter_list", Part::TypeParameters),
+        ("type_parameter_constraints_clause", Part::TypeParameters),
+        ("parameters", Part::Parameters),
+        ("parameter_list", Part::Parameters),
+        ("returns", Part::Type),
+        ("type", Part::Type),
+        ("base_list", Part::Bases),
+        ("modifier", Part::Modifiers),
+        ("attribute_list", Part::Annotations),
+        ("body", Part::Body),
+        ("accessors", Part::Body),
+        ("value", Part::Body),
+        ("constructor_initializer", Part::Body),
+    ],
     parameters: &[("parameter", Param::Field("type"))],
     roles: &[
         ("compilation_unit", Role::Transparent),

@@ -8,6 +8,7 @@
 //! `const`/`let`/`var` declarator is a function when its value is an arrow
 //! function or a function expression, a variable otherwise.
 
+use super::parts::Part;
 use super::refs::{GraphSpec, Qualifier, RefRole, ScopeRules};
 use super::{DeclaratorRule, KindBy, LanguageSpec, Name, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -169,6 +170,21 @@ const GRAPH: GraphSpec = GraphSpec {
     scope: ScopeRules::by_name(true),
 };
 
+const PARTS: &[(&str, Part)] = &[
+    ("name", Part::Name),
+    ("type_parameters", Part::TypeParameters),
+    ("parameters", Part::Parameters),
+    ("return_type", Part::Type),
+    ("type", Part::Type),
+    ("class_heritage", Part::Bases),
+    ("extends_type_clause", Part::Bases),
+    ("accessibility_modifier", Part::Modifiers),
+    ("override_modifier", Part::Modifiers),
+    ("decorator", Part::Annotations),
+    ("body", Part::Body),
+    ("value", Part::Body),
+];
+
 /// One spec per grammar; all else is shared.
 const fn spec(
     name: &'static str,
@@ -186,6 +202,7 @@ const fn spec(
         comment_kinds: &["comment", "html_comment"],
         leading_kinds: &[],
         docstrings: None,
+        parts: PARTS,
         parameters: &[],
         roles: ROLES,
         preprocess: None,

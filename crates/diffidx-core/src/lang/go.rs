@@ -6,6 +6,7 @@
 //! `const` or `var` spec is its own symbol, with the spec as its text;
 //! struct fields are part of the struct's text.
 
+use super::parts::Part;
 use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{LanguageSpec, Name, Role, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -20,6 +21,18 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     comment_kinds: &["comment"],
     leading_kinds: &[],
     docstrings: None,
+    parts: &[
+        ("name", Part::Name),
+        ("type_parameters", Part::TypeParameters),
+        ("receiver", Part::Parameters),
+        ("parameters", Part::Parameters),
+        ("result", Part::Type),
+        // A type's definition (a struct's fields) is its body.
+        ("type_spec/type", Part::Body),
+        ("type", Part::Type),
+        ("body", Part::Body),
+        ("value", Part::Body),
+    ],
     parameters: &[],
     roles: &[
         ("source_file", Role::Transparent),

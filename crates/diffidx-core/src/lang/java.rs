@@ -4,6 +4,7 @@
 //! initializer blocks and anonymous classes are part of their parent's text.
 //! Each declarator of a field is its own symbol, as in C#.
 
+use super::parts::Part;
 use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{DeclaratorRule, LanguageSpec, Name, Param, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -42,6 +43,23 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     comment_kinds: &["line_comment", "block_comment"],
     leading_kinds: &[],
     docstrings: None,
+    parts: &[
+        ("name", Part::Name),
+        ("type_parameters", Part::TypeParameters),
+        ("parameters", Part::Parameters),
+        ("type", Part::Type),
+        ("dimensions", Part::Type),
+        ("throws", Part::Exceptions),
+        ("superclass", Part::Bases),
+        ("interfaces", Part::Bases),
+        ("extends_interfaces", Part::Bases),
+        ("permits", Part::Bases),
+        ("modifiers", Part::Modifiers),
+        ("annotation", Part::Annotations),
+        ("marker_annotation", Part::Annotations),
+        ("body", Part::Body),
+        ("value", Part::Body),
+    ],
     parameters: &[
         ("formal_parameter", Param::Field("type")),
         (

@@ -19,6 +19,7 @@ mod ecmascript;
 pub mod flow;
 mod go;
 mod java;
+pub mod parts;
 pub mod preproc;
 mod python;
 pub mod refs;
@@ -125,6 +126,9 @@ pub struct LanguageSpec {
     pub docstrings: Option<Docstrings>,
     /// Kinds of parameter and where their types are, for signatures.
     pub parameters: &'static [(&'static str, Param)],
+    /// The parts of a declaration, by field name or node kind, for the
+    /// change types of a record (see `parts`).
+    pub parts: &'static [(&'static str, parts::Part)],
     pub roles: &'static [(&'static str, Role)],
     /// Rewrites the source before parsing (the C# preprocessor pass).
     pub preprocess: Option<fn(&str) -> preproc::Preprocessed<'_>>,
@@ -521,6 +525,26 @@ impl Extractor {
     ) -> (FileSymbols, Vec<String>) {
         let extracted = self.extract_inner(language, source, None, Want::Text);
         (extracted.symbols, extracted.texts)
+    }
+
+    /// The parts of `symbol`'s declaration in a parsed file (`state` from
+    /// its extraction, `source` its text), if the declaration is found.
+    pub fn declaration_parts(
+        &mut self,
+        language: Language,
+        state: &ParseState,
+        source: &str,
+        symbol: &crate::symbol::Symbol,
+    ) -> Option<parts::DeclarationParts> {
+        let spec = language.spec();
+        let table = self.tables[language.index()]
+            .get_or_insert_with(|| KindTable::new(spec, &(spec.grammar)()));
+        let reader = parts::PartsReader {
+            spec,
+            table,
+            text: state.parse_text(source),
+        };
+        reader.parts(state.tree.root_node(), symbol)
     }
 
     fn extract_inner(

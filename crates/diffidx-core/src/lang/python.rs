@@ -7,6 +7,7 @@
 //! comments.
 
 use super::flow::FlowSpec;
+use super::parts::Part;
 use super::refs::{GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{Docstrings, LanguageSpec, Name, Role, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -29,6 +30,15 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         statement: "expression_statement",
         strings: &["string", "concatenated_string"],
     }),
+    parts: &[
+        ("name", Part::Name),
+        ("type_parameters", Part::TypeParameters),
+        ("parameters", Part::Parameters),
+        ("return_type", Part::Type),
+        ("superclasses", Part::Bases),
+        ("decorator", Part::Annotations),
+        ("body", Part::Body),
+    ],
     parameters: &[],
     roles: &[
         ("module", Role::Transparent),

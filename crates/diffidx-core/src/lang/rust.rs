@@ -1,5 +1,6 @@
 //! Rust (`.rs`): DESIGN.md §2.
 
+use super::parts::Part;
 use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{LanguageSpec, Name, Role, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -26,6 +27,21 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     comment_kinds: &["line_comment", "block_comment"],
     leading_kinds: &["attribute_item"],
     docstrings: None,
+    parts: &[
+        ("name", Part::Name),
+        ("type_parameters", Part::TypeParameters),
+        ("where_clause", Part::TypeParameters),
+        ("parameters", Part::Parameters),
+        ("return_type", Part::Type),
+        ("type", Part::Type),
+        ("bounds", Part::Bases),
+        ("visibility_modifier", Part::Modifiers),
+        ("function_modifiers", Part::Modifiers),
+        ("mutable_specifier", Part::Modifiers),
+        ("attribute_item", Part::Annotations),
+        ("body", Part::Body),
+        ("value", Part::Body),
+    ],
     parameters: &[],
     roles: &[
         ("source_file", Role::Transparent),

@@ -7,6 +7,7 @@
 //! must get the same answer, and a fix to one must reach the others. The
 //! CLI adds only what a terminal wants (tables, hints on stderr).
 
+pub mod changes;
 pub mod history;
 pub mod params;
 pub mod status;
@@ -427,6 +428,7 @@ pub fn log(
         params.author.as_deref(),
     )?;
     attach_summaries(repo, &mut entries);
+    changes::attach_changes(repo, &mut entries);
     Ok(entries)
 }
 

@@ -56,12 +56,9 @@ pub struct SymbolSummary {
     pub summary: String,
 }
 
-/// A change summary as queries show it: the line and its model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ChangeSummary {
-    pub text: String,
-    pub model: String,
-}
+/// A change summary as queries show it (kept with the history entries it
+/// annotates, so the store needs nothing of this module).
+pub use crate::store::ChangeSummary;
 
 /// What an index run did about change summaries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

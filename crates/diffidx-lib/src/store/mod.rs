@@ -23,7 +23,9 @@ use std::time::{Duration, Instant};
 
 use ::kuzu::{Connection, Database, SystemConfig};
 
-pub use read::{Counts, HeldHistory, HistoryEntry, NamesNear, Reader, StoreContents};
+pub use read::{
+    ChangeSummary, Counts, HeldHistory, HistoryEntry, NamesNear, Reader, StoreContents,
+};
 pub use schema::SCHEMA_VERSION;
 pub use search::{DeletedIn, SymbolEntry};
 pub use window::{Callers, WindowAnswer, WindowChange};

@@ -31,13 +31,24 @@ pub struct HistoryEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Lineage>,
     /// The chat model's one line on this change, from the change summary
-    /// notes (`crate::semantic::deltas`), when there is one.
+    /// notes (the semantic layer's), when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<crate::semantic::deltas::ChangeSummary>,
+    pub summary: Option<ChangeSummary>,
     /// `log --first-parent`: the side-branch commits this merge's entry
     /// stands for, newest first (the merge's own change is not listed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub side_commits: Vec<String>,
+    /// The kinds of this change (`api::changes`), computed when asked; an
+    /// addition or a deletion has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<diffidx_core::lang::parts::ChangeType>,
+}
+
+/// A change summary as queries show it: the line and its model.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChangeSummary {
+    pub text: String,
+    pub model: String,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -344,6 +355,7 @@ impl<'s> Reader<'s> {
                     from,
                     summary: None,
                     side_commits: Vec::new(),
+                    changes: Vec::new(),
                 })
             })
             .collect())
