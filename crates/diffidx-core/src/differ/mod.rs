@@ -153,6 +153,9 @@ pub struct SymbolDiffer<'r> {
     /// graph moves to after the run), and the facts of those parsed so far.
     facts_wanted: Option<Arc<HashSet<ObjectId>>>,
     facts_found: ParsedFacts,
+    /// Per path, the version [`symbol_parts`](Self::symbol_parts) read
+    /// last: the next version of that path is parsed from its tree.
+    read_last: HashMap<String, ObjectId>,
     /// Counters for benchmarks and status output.
     pub stats: DiffStats,
 }
@@ -322,6 +325,7 @@ impl<'r> SymbolDiffer<'r> {
             options,
             facts_wanted: None,
             facts_found: ParsedFacts::new(),
+            read_last: HashMap::new(),
             stats: DiffStats::default(),
         })
     }
@@ -642,6 +646,11 @@ impl<'r> SymbolDiffer<'r> {
     /// The symbol that `find` picks among those of `path` at `commit`, and
     /// the parts of its declaration (`None`: no such file or symbol there;
     /// no parts: its declaration was not found in the tree).
+    ///
+    /// A history asks about many versions of a few files: each version is
+    /// parsed from the tree of the version of its path read before it
+    /// (incrementally, a fraction of a whole parse), and every version
+    /// keeps its tree in the cache for the next question.
     pub fn symbol_parts(
         &mut self,
         commit: ObjectId,
@@ -654,7 +663,42 @@ impl<'r> SymbolDiffer<'r> {
         let Some(language) = Language::from_path(path) else {
             return Ok(None);
         };
-        let Ok(parsed) = self.load(blob, path, None)? else {
+        // The version of this path read last, else of a path of the same
+        // file name (the file was moved) and language.
+        let file_name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
+        let earlier = self
+            .read_last
+            .get(path)
+            .map(|&b| (path.to_owned(), b))
+            .or_else(|| {
+                self.read_last
+                    .iter()
+                    .find(|(p, _)| file_name(p) == file_name(path))
+                    .map(|(p, &b)| (p.clone(), b))
+            });
+        self.read_last.insert(path.to_owned(), blob);
+        let earlier = earlier.filter(|(p, b)| *b != blob || p != path);
+        // Held while this version is parsed, so its tree is copied, not taken.
+        let base = match earlier {
+            Some((earlier_path, earlier)) => {
+                self.load(earlier, &earlier_path, None)?.ok().map(|loaded| {
+                    let file = crate::git::FileSide {
+                        path: earlier_path.clone(),
+                        blob: earlier,
+                    };
+                    let side = Side {
+                        path: earlier_path,
+                        id: Some(earlier),
+                        blob: loaded,
+                    };
+                    (file, side)
+                })
+            }
+            None => None,
+        };
+        let loaded = self.load(blob, path, base.as_ref().map(|(file, side)| (file, side)))?;
+        drop(base);
+        let Ok(parsed) = loaded else {
             return Ok(None);
         };
         let Some(symbol) = parsed.symbols.symbols.iter().find(|s| find(s)) else {

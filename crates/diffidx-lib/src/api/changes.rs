@@ -61,6 +61,39 @@ impl<'a> From<&'a SymbolDelta> for Change<'a> {
 /// entry whose versions cannot be read keeps none (the answer is still
 /// right, only less detailed).
 pub fn attach_changes(repo: &Repo, entries: &mut [HistoryEntry]) {
+    // Two halves on two threads: parsing is most of the work, and each
+    // half still reads its versions in history order.
+    const ALONE: usize = 8;
+    let two = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    if !two || entries.len() < ALONE {
+        return attach_in_order(repo, entries);
+    }
+    let shared = repo.share();
+    let (newer, older) = entries.split_at_mut(entries.len() / 2);
+    // Taken by the helper, or here when no thread can be started.
+    let older = std::sync::Mutex::new(older);
+    let take = |repo: &Repo| {
+        if let Ok(mut older) = older.lock() {
+            attach_in_order(repo, &mut older);
+        }
+    };
+    std::thread::scope(|scope| {
+        let helper = std::thread::Builder::new()
+            .name("diffidx-changes".into())
+            .spawn_scoped(scope, || take(&shared.to_local()));
+        attach_in_order(repo, newer);
+        match helper {
+            Ok(helper) => {
+                if let Err(panic) = helper.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+            Err(_) => take(repo),
+        }
+    });
+}
+
+fn attach_in_order(repo: &Repo, entries: &mut [HistoryEntry]) {
     let Ok(mut differ) = SymbolDiffer::new(repo, Default::default()) else {
         return;
     };
