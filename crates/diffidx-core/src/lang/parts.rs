@@ -219,7 +219,7 @@ impl PartsReader<'_> {
                 while let Some(p) = prev.filter(|p| {
                     self.table.is_leading(p.kind_id()) || self.table.is_comment(p.kind_id())
                 }) {
-                    self.classified(p, None, Part::Other, None, &mut hashers);
+                    self.classified(p, None, None, None, &mut hashers);
                     prev = p.prev_named_sibling();
                 }
             }
@@ -281,13 +281,7 @@ impl PartsReader<'_> {
                         (kind == node.kind() && field == f).then_some(*part)
                     })
                 });
-                self.classified(
-                    child,
-                    field,
-                    part.unwrap_or(Part::Other),
-                    docstring,
-                    hashers,
-                );
+                self.classified(child, field, part, docstring, hashers);
             }
             if !cursor.goto_next_sibling() {
                 break;
@@ -301,7 +295,7 @@ impl PartsReader<'_> {
         &self,
         node: Node<'_>,
         field: Option<&str>,
-        given: Part,
+        given: Option<Part>,
         docstring: Option<Node<'_>>,
         hashers: &mut Hashers,
     ) {
@@ -312,13 +306,10 @@ impl PartsReader<'_> {
                 .find(|(k, _)| *k == key)
                 .map(|(_, p)| *p)
         };
-        let part = match given {
-            Part::Other => field
-                .and_then(lookup)
-                .or_else(|| node.is_named().then(|| lookup(node.kind())).flatten())
-                .unwrap_or(Part::Other),
-            given => given,
-        };
+        let part = given
+            .or_else(|| field.and_then(lookup))
+            .or_else(|| node.is_named().then(|| lookup(node.kind())).flatten())
+            .unwrap_or(Part::Other);
         // An explicit stack: a body may nest arbitrarily deep.
         let mut stack = vec![(node, part)];
         while let Some((node, part)) = stack.pop() {
