@@ -619,13 +619,7 @@ impl<'r> SymbolDiffer<'r> {
         kind: crate::symbol::SymbolKind,
         sig: &str,
     ) -> Result<Option<String>> {
-        let Some(blob) = self.repo.blob_at(commit, path)? else {
-            return Ok(None);
-        };
-        if Language::from_path(path).is_none() {
-            return Ok(None);
-        }
-        let Ok(parsed) = self.load(blob, path, None)? else {
+        let Some((_, parsed)) = self.read_version(commit, path, false)? else {
             return Ok(None);
         };
         let found = parsed
@@ -643,41 +637,41 @@ impl<'r> SymbolDiffer<'r> {
         }))
     }
 
-    /// The symbol that `find` picks among those of `path` at `commit`, and
-    /// the parts of its declaration (`None`: no such file or symbol there;
-    /// no parts: its declaration was not found in the tree).
-    ///
-    /// A history asks about many versions of a few files: each version is
-    /// parsed from the tree of the version of its path read before it
-    /// (incrementally, a fraction of a whole parse), and every version
-    /// keeps its tree in the cache for the next question.
-    pub fn symbol_parts(
+    /// The version of the source file `path` at `commit`, read and parsed
+    /// (`None`: no such file, or it cannot be read). With `after_last`, it
+    /// is parsed from the tree of the version [`symbol_parts`](Self::symbol_parts)
+    /// read last of this path, else of a path of the same file name (a
+    /// move); that version's tree is copied, not taken, so it stays cached.
+    fn read_version(
         &mut self,
         commit: ObjectId,
         path: &str,
-        find: impl Fn(&Symbol) -> bool,
-    ) -> Result<Option<(Symbol, Option<DeclarationParts>)>> {
+        after_last: bool,
+    ) -> Result<Option<(Language, Arc<ParsedBlob>)>> {
         let Some(blob) = self.repo.blob_at(commit, path)? else {
             return Ok(None);
         };
         let Some(language) = Language::from_path(path) else {
             return Ok(None);
         };
-        // The version of this path read last, else of a path of the same
-        // file name (the file was moved) and language.
-        let file_name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
-        let earlier = self
-            .read_last
-            .get(path)
-            .map(|&b| (path.to_owned(), b))
-            .or_else(|| {
-                self.read_last
-                    .iter()
-                    .find(|(p, _)| file_name(p) == file_name(path))
-                    .map(|(p, &b)| (p.clone(), b))
-            });
-        self.read_last.insert(path.to_owned(), blob);
-        let earlier = earlier.filter(|(p, b)| *b != blob || p != path);
+        let earlier = if after_last {
+            let file_name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
+            let earlier = self
+                .read_last
+                .get(path)
+                .map(|&b| (path.to_owned(), b))
+                .or_else(|| {
+                    self.read_last
+                        .iter()
+                        .find(|(p, _)| file_name(p) == file_name(path))
+                        .map(|(p, &b)| (p.clone(), b))
+                });
+            self.read_last.insert(path.to_owned(), blob);
+            // The same blob is in the cache already, whatever its path.
+            earlier.filter(|(_, b)| *b != blob)
+        } else {
+            None
+        };
         // Held while this version is parsed, so its tree is copied, not taken.
         let base = match earlier {
             Some((earlier_path, earlier)) => {
@@ -697,8 +691,22 @@ impl<'r> SymbolDiffer<'r> {
             None => None,
         };
         let loaded = self.load(blob, path, base.as_ref().map(|(file, side)| (file, side)))?;
-        drop(base);
-        let Ok(parsed) = loaded else {
+        Ok(loaded.ok().map(|parsed| (language, parsed)))
+    }
+
+    /// The symbol that `find` picks among those of `path` at `commit`, and
+    /// the parts of its declaration (`None`: no such file or symbol there;
+    /// no parts: its declaration was not found in the tree).
+    ///
+    /// A history asks about many versions of a few files: each version is
+    /// parsed incrementally from the one read before it (`read_version`).
+    pub fn symbol_parts(
+        &mut self,
+        commit: ObjectId,
+        path: &str,
+        find: impl Fn(&Symbol) -> bool,
+    ) -> Result<Option<(Symbol, Option<DeclarationParts>)>> {
+        let Some((language, parsed)) = self.read_version(commit, path, true)? else {
             return Ok(None);
         };
         let Some(symbol) = parsed.symbols.symbols.iter().find(|s| find(s)) else {

@@ -3,9 +3,10 @@
 //!
 //! Computed when asked, from the two file versions an entry names (the
 //! first parent's, or the side its lineage names, and the commit's), so the
-//! notes stay as they are; each file version is parsed once per call
-//! (`SymbolDiffer`'s cache), and consecutive entries of one history share
-//! versions.
+//! notes stay as they are. Each file version is parsed once per call, and
+//! incrementally from the version read before it
+//! (`SymbolDiffer::symbol_parts`): consecutive entries of one history are
+//! close versions of the same few files.
 
 use diffidx_core::delta::Lineage;
 use diffidx_core::git::Repo;
@@ -116,11 +117,12 @@ pub fn note_changes(repo: &Repo, note: &NoteDocument) -> Vec<Vec<ChangeType>> {
         hex.as_deref()
             .and_then(|h| ObjectId::from_hex(h.as_bytes()).ok())
     };
+    let none = || vec![Vec::new(); note.deltas.len()];
     let (Some(old), Some(new)) = (commit(&note.parent), commit(&note.commit)) else {
-        return vec![Vec::new(); note.deltas.len()];
+        return none();
     };
     let Ok(mut differ) = SymbolDiffer::new(repo, Default::default()) else {
-        return vec![Vec::new(); note.deltas.len()];
+        return none();
     };
     note.deltas
         .iter()
