@@ -235,11 +235,23 @@ pub struct Reference {
     /// Found by following a value (`a = f; a()`), not written at the call.
     #[serde(rename = "w", default, skip_serializing_if = "std::ops::Not::not")]
     pub flow: bool,
+    /// Written as an operator, not a call (`a + b` runs `a.__add__(b)`):
+    /// found on the operand's type or nowhere, never by name, and never
+    /// counted unresolved (an operator on an outside type calls nothing of
+    /// the repository).
+    #[serde(rename = "op", default, skip_serializing_if = "std::ops::Not::not")]
+    pub operator: bool,
     /// Calls what calling the name returns (`f()()`, `a = f(); a()`).
     #[serde(rename = "e", default, skip_serializing_if = "std::ops::Not::not")]
     pub returned: bool,
+    /// For a [`Reference::returned`] call, what the call that returns
+    /// passes (`bar(foo)()`: `foo`), where a function returns its
+    /// parameter.
+    #[serde(rename = "ra", default, skip_serializing_if = "Vec::is_empty")]
+    pub returned_args: Vec<String>,
     /// For [`RefKind::CallsParameter`]: the parameter's position among
-    /// those a call site passes (a method's `self` not counted).
+    /// those a call site passes (a method's `self` not counted); for
+    /// [`RefKind::Returns`], the parameter returned.
     #[serde(rename = "pi", default, skip_serializing_if = "Option::is_none")]
     pub param: Option<u32>,
     /// For [`RefKind::CallsParameter`]: how many functions out from the

@@ -683,7 +683,7 @@ impl<'a> DefIndex<'a> {
                 .owner
                 .map(|d| self.id(DefRef { file: f, def: d }).to_owned());
             let found = self.resolve_reference(f, reference);
-            if found.unresolved() {
+            if found.unresolved() && !reference.operator {
                 if let Some(id) = owner_id {
                     *out.unresolved.entry(id).or_default() += 1;
                 }
@@ -794,7 +794,7 @@ impl<'a> DefIndex<'a> {
         &self,
         f: u32,
         ctx: Option<u32>,
-    ) -> impl Iterator<Item = &'a super::facts::Import> + '_ {
+    ) -> impl DoubleEndedIterator<Item = &'a super::facts::Import> + '_ {
         let file = self.files[f as usize];
         let per_module = file.language.spec().graph.scope.modules == Modules::Rust;
         file.facts
@@ -851,7 +851,9 @@ impl<'a> DefIndex<'a> {
             base.extend(rest.iter().cloned());
             return base;
         }
-        for import in self.imports_in(f, ctx) {
+        // A name imported twice is the later import's: Python binds it
+        // again (elsewhere the compiler forbids it).
+        for import in self.imports_in(f, ctx).rev() {
             if import.kind != ImportKind::Name {
                 continue;
             }
@@ -892,7 +894,7 @@ impl<'a> DefIndex<'a> {
                 return path;
             }
             let name = &path[n];
-            let import = self.files[g as usize].facts.imports.iter().find(|i| {
+            let import = self.files[g as usize].facts.imports.iter().rev().find(|i| {
                 i.kind == ImportKind::Name && i.alias.as_ref().or(i.path.last()) == Some(name)
             });
             let Some(import) = import else {
@@ -1042,13 +1044,16 @@ impl<'a> DefIndex<'a> {
                     _ => self.lookup(f, owner, reference, &is_callable),
                 };
                 let spec = &self.files[f as usize].language.spec().graph;
-                if let (true, RefKind::Call, Some(init)) =
-                    (targets.is_empty(), reference.kind, spec.calls_construct)
-                {
+                if let (true, RefKind::Call, Some(init), false) = (
+                    targets.is_empty(),
+                    reference.kind,
+                    spec.calls_construct,
+                    reference.operator,
+                ) {
                     targets = self.construct(f, owner, reference, init);
                 }
                 if reference.returned {
-                    targets = self.returned_by(&targets);
+                    targets = self.returned_by(f, owner, reference, &targets);
                 }
                 if reference.flow || reference.returned {
                     // Followed through values: never more than scoped.
@@ -1101,11 +1106,25 @@ impl<'a> DefIndex<'a> {
     }
 
     /// What calling each target returns, where it returns names.
-    fn returned_by(&self, targets: &[(DefRef, Resolution, u32)]) -> Vec<(DefRef, Resolution, u32)> {
+    fn returned_by(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        reference: &Reference,
+        targets: &[(DefRef, Resolution, u32)],
+    ) -> Vec<(DefRef, Resolution, u32)> {
         let mut out: Vec<(DefRef, Resolution, u32)> = Vec::new();
         for (t, level, _) in targets {
             for r in self.returns.get(t).into_iter().flatten() {
-                for (to, l, n) in self.call_targets(t.file, Some(*t), r) {
+                // A returned parameter is what the call site passed.
+                let found = match r.param {
+                    Some(position) => match argument(&reference.returned_args, &r.name, position) {
+                        Some(arg) => self.passed_targets(f, owner, reference, arg),
+                        None => Vec::new(),
+                    },
+                    None => self.call_targets(t.file, Some(*t), r),
+                };
+                for (to, l, n) in found {
                     if !out.iter().any(|o| o.0 == to) {
                         out.push((to, l.max(*level), n));
                     }
@@ -1154,23 +1173,10 @@ impl<'a> DefIndex<'a> {
                 file: target.file,
                 def,
             });
-            let keyword = format!("{}=", call.name);
-            let arg = reference
-                .arg_names
-                .iter()
-                .find_map(|a| a.strip_prefix(keyword.as_str()))
-                .or_else(|| {
-                    reference
-                        .arg_names
-                        .get(position as usize)
-                        .map(String::as_str)
-                        .filter(|a| !a.contains('='))
-                });
-            let Some(arg) = arg.filter(|a| !a.is_empty()) else {
+            let Some(arg) = argument(&reference.arg_names, &call.name, position) else {
                 continue;
             };
-            let passed = self.name_reference(reference, arg);
-            for (to, level, n) in self.call_targets(f, owner, &passed) {
+            for (to, level, n) in self.passed_targets(f, owner, reference, arg) {
                 out.push((by, to, level.max(Resolution::Scoped), n));
             }
         }
@@ -1201,6 +1207,26 @@ impl<'a> DefIndex<'a> {
         out
     }
 
+    /// What an argument a call passes (as [`Reference::arg_names`] names
+    /// it) is as a callee, resolved where the call is: a name, or what a
+    /// call of a name returns (`f()`).
+    fn passed_targets(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        at: &Reference,
+        arg: &str,
+    ) -> Vec<(DefRef, Resolution, u32)> {
+        match arg.strip_suffix("()") {
+            Some(called) => {
+                let passed = self.name_reference(at, called);
+                let targets = self.call_targets(f, owner, &passed);
+                self.returned_by(f, owner, &passed, &targets)
+            }
+            None => self.call_targets(f, owner, &self.name_reference(at, arg)),
+        }
+    }
+
     /// A reference to a dotted name written at `at`'s place.
     fn name_reference(&self, at: &Reference, dotted: &str) -> Reference {
         let mut segments: Vec<String> = dotted.split('.').map(str::to_owned).collect();
@@ -1219,7 +1245,9 @@ impl<'a> DefIndex<'a> {
             arg_types: Vec::new(),
             arg_names: Vec::new(),
             flow: true,
+            operator: false,
             returned: false,
+            returned_args: Vec::new(),
             param: None,
             param_depth: 0,
             ..at.clone()
@@ -1438,6 +1466,11 @@ impl<'a> DefIndex<'a> {
                         _ => level,
                     };
                     return done(found, level);
+                }
+                if reference.operator {
+                    // An operator runs its operand type's method or
+                    // an outside one (`object.__eq__`): no name match.
+                    return Vec::new();
                 }
                 if reference.receiver == Receiver::Typed {
                     let ty = reference.qualifier.last().map_or("", String::as_str);
@@ -1680,7 +1713,9 @@ impl<'a> DefIndex<'a> {
                 line: reference.line,
                 arg_names: Vec::new(),
                 flow: false,
+                operator: false,
                 returned: false,
+                returned_args: Vec::new(),
                 param: None,
                 param_depth: 0,
             };
@@ -1920,6 +1955,22 @@ struct Found {
     /// besides, from the functions passed to it).
     calls: bool,
     targets: usize,
+}
+
+/// What a call site passes for parameter `name` at `position`: by keyword,
+/// else by position (`arg_names` as [`Reference::arg_names`] has them).
+fn argument<'r>(arg_names: &'r [String], name: &str, position: u32) -> Option<&'r str> {
+    let keyword = format!("{name}=");
+    arg_names
+        .iter()
+        .find_map(|a| a.strip_prefix(keyword.as_str()))
+        .or_else(|| {
+            arg_names
+                .get(position as usize)
+                .map(String::as_str)
+                .filter(|a| !a.contains('='))
+        })
+        .filter(|a| !a.is_empty())
 }
 
 impl Found {

@@ -959,3 +959,99 @@ fn recursion_is_an_edge_where_scope_says_so_not_by_name_alone() {
     // be the only `get` of the repository, the method itself.
     lacks(&edges, "Store.get -CALLS/");
 }
+
+#[test]
+fn python_operators_call_their_operand_types_methods() {
+    let files = tree(&[(
+        "ops.py",
+        "class Vec:\n    def __init__(self, xs):\n        self.xs = xs\n\n\
+         \x20   def __add__(self, other):\n        return other\n\n\
+         \x20   def __getitem__(self, i):\n        return i\n\n\
+         \x20   def __setitem__(self, i, v):\n        pass\n\n\
+         \x20   def __contains__(self, x):\n        return True\n\n\
+         \x20   def __neg__(self):\n        return self\n\n\
+         class Plain:\n    pass\n\n\
+         class Other:\n    def __eq__(self, o):\n        return True\n\n\
+         def use():\n    a = Vec([1])\n    b = Vec([2])\n    a + b\n    a[0]\n    3 in a\n    -a\n\n\
+         def store():\n    a = Vec([1])\n    a[0] = 1\n\n\
+         class Closing:\n    def __exit__(self, *e):\n        pass\n\n\
+         class Res(Closing):\n    def __enter__(self):\n        return self\n\n\
+         def managed():\n    with Res() as r:\n        pass\n\n\
+         def plain(q):\n    p = Plain()\n    p == p\n    n = 1\n    n + 2\n    q + q\n    q[0]\n",
+    )]);
+    let e = edges(&files);
+    has(&e, "use -CALLS/scoped-> Vec.__add__");
+    has(&e, "use -CALLS/scoped-> Vec.__getitem__");
+    has(&e, "use -CALLS/scoped-> Vec.__contains__");
+    has(&e, "use -CALLS/scoped-> Vec.__neg__");
+    // `with` enters and exits, through the bases.
+    has(&e, "managed -CALLS/scoped-> Res.__enter__");
+    has(&e, "managed -CALLS/scoped-> Closing.__exit__");
+    // `a[0] = 1` stores.
+    has(&e, "store -CALLS/scoped-> Vec.__setitem__");
+    lacks(&e, "store -CALLS/scoped-> Vec.__getitem__");
+    // A type without the method runs an outside one (`object.__eq__`),
+    // not another class's by name; literals and values of no type shown
+    // call nothing of the repository.
+    lacks(&e, "plain -CALLS/scoped-> Other");
+    lacks(&e, "plain -CALLS/unique_name-> Other");
+    lacks(&e, "plain -CALLS/unique_name-> Vec");
+    let index = DefIndex::new(&files);
+    let resolved = index.resolve_file("ops.py");
+    let plain = files["ops.py"]
+        .facts
+        .defs
+        .iter()
+        .find(|d| d.qualname == "plain")
+        .map(|d| symbol_id("ops.py", d.kind, &d.qualname, &d.sig))
+        .unwrap();
+    // Only `Plain()` is a call; it resolves to the class.
+    assert_eq!(resolved.unresolved.get(&plain), None, "{resolved:#?}");
+}
+
+#[test]
+fn python_values_returned_from_parameters_and_passed_as_results() {
+    let files = tree(&[(
+        "v.py",
+        "def target():\n    pass\n\n\
+         def other():\n    pass\n\n\
+         def ident(other):\n    return other\n\n\
+         def maker():\n    return target\n\n\
+         def call_it(a):\n    a()\n\n\
+         def returned_param():\n    ident(target)()\n\n\
+         def result_passed():\n    call_it(maker())\n\n\
+         def keyword_variable():\n    b = other\n    call_it(a=b)\n",
+    )]);
+    let e = edges(&files);
+    // `ident` returns what it is passed, not the function its parameter
+    // is named like.
+    has(&e, "returned_param -CALLS/scoped-> target");
+    lacks(&e, "returned_param -CALLS/scoped-> other");
+    // A call's result passed on; a keyword's variable passes its value.
+    has(&e, "call_it -CALLS/scoped-> target");
+    has(&e, "call_it -CALLS/scoped-> other");
+}
+
+#[test]
+fn python_stacked_decorators_and_names_imported_twice() {
+    let files = tree(&[
+        ("a.py", "def one():\n    pass\n"),
+        ("b.py", "def two():\n    pass\n"),
+        (
+            "main.py",
+            "from a import one as f\nfrom b import two as f\n\n\
+             def d1(g):\n    def inner():\n        return g()\n    return inner\n\n\
+             def d2(g):\n    def inner():\n        return g()\n    return inner\n\n\
+             @d1\n@d2\ndef h():\n    pass\n\n\
+             def run():\n    f()\n",
+        ),
+    ]);
+    let e = edges(&files);
+    // The later import binds the name.
+    has(&e, "run -CALLS/scoped-> two");
+    lacks(&e, "run -CALLS/scoped-> one");
+    // The nearest decorator is passed the function; the outer one is
+    // passed what that returned.
+    has(&e, "d2.inner -CALLS/scoped-> h");
+    lacks(&e, "d1.inner -CALLS/scoped-> h");
+}

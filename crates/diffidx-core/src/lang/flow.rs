@@ -228,6 +228,9 @@ impl<'a> RefWalker<'a> {
             let (receiver, qualifier, name) = self.split_name(function)?;
             let mut r = self.reference(RefKind::Call, receiver, qualifier, name, call);
             r.returned = true;
+            if let Some(args) = value.child_by_field_name("arguments") {
+                r.returned_args = self.argument_names(args);
+            }
             return Some(r);
         }
         self.segments(value)?;
@@ -736,7 +739,7 @@ impl<'a> RefWalker<'a> {
 
     /// The position of `name` among the parameters of the function around
     /// `at` that a call site passes (`self`/`cls` first not counted).
-    fn param_position(&self, at: Node<'a>, name: &str) -> Option<(u32, Node<'a>, u8)> {
+    pub(crate) fn param_position(&self, at: Node<'a>, name: &str) -> Option<(u32, Node<'a>, u8)> {
         let flow = self.spec.flow.as_ref()?;
         let mut node = at;
         let mut depth = 0u8;
@@ -784,6 +787,33 @@ impl<'a> RefWalker<'a> {
         None
     }
 
+    /// What an argument's value names: a variable what it holds, a
+    /// parameter nothing here (what a caller gave), a call of a name what
+    /// that returns (`f()`), else the name itself or the anonymous function.
+    fn passed_name(&self, value: Node<'a>) -> Option<String> {
+        if self.is_call(value) {
+            let function = value.child_by_field_name("function")?;
+            return Some(format!("{}()", self.segments(function)?.join(".")));
+        }
+        if value.kind() != "identifier" {
+            return self
+                .anonymous(value)
+                .or_else(|| self.segments(value).map(|s| s.join(".")));
+        }
+        let name = self.text(value).trim();
+        let held = self.values_of(value, name, 0);
+        if !held.is_empty() {
+            held.into_iter().find_map(|v| {
+                self.anonymous(v)
+                    .or_else(|| Some(self.segments(v)?.join(".")))
+            })
+        } else if self.param_position(value, name).is_some() {
+            None
+        } else {
+            Some(name.to_owned())
+        }
+    }
+
     /// What each argument names: the name, `key=name` for a keyword, or
     /// empty.
     pub(crate) fn argument_names(&self, args: Node<'a>) -> Vec<String> {
@@ -799,31 +829,14 @@ impl<'a> RefWalker<'a> {
             let (kind, key, value) = flow.keyword_argument;
             let named = if arg.kind() == kind {
                 match (arg.child_by_field_name(key), arg.child_by_field_name(value)) {
-                    // `key=lambda x: …` passes the lambda.
+                    // `key=lambda x: …` passes the lambda, `key=v` what `v` holds.
                     (Some(k), Some(v)) => self
-                        .anonymous(v)
-                        .or_else(|| self.segments(v).map(|s| s.join(".")))
+                        .passed_name(v)
                         .map(|named| format!("{}={named}", self.text(k).trim())),
                     _ => None,
                 }
-            } else if arg.kind() == "identifier" {
-                // A variable passes what it holds; a parameter, what a
-                // caller gave (no name here).
-                let name = self.text(arg).trim();
-                let held = self.values_of(arg, name, 0);
-                if !held.is_empty() {
-                    held.into_iter().find_map(|v| {
-                        self.anonymous(v)
-                            .or_else(|| Some(self.segments(v)?.join(".")))
-                    })
-                } else if self.param_position(arg, name).is_some() {
-                    None
-                } else {
-                    Some(name.to_owned())
-                }
             } else {
-                self.anonymous(arg)
-                    .or_else(|| self.segments(arg).map(|s| s.join(".")))
+                self.passed_name(arg)
             };
             out.push(named.unwrap_or_default());
         }

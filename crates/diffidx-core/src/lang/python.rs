@@ -8,6 +8,7 @@
 
 use super::flow::FlowSpec;
 use super::parts::Part;
+use super::refs::Operand::{First, Last};
 use super::refs::{GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{Docstrings, LanguageSpec, Name, Role, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -97,12 +98,80 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ("return_statement", RefRole::Returns),
             // A generator gives what it yields to the loop that calls it.
             ("yield", RefRole::Returns),
-            // `for x in v` calls `iter(v)` and `next()` on what it gives.
+            // `for x in v` calls `iter(v)` and `next()` on what it gives;
+            // `with v` enters and exits it.
             (
                 "for_statement",
-                RefRole::Iterates {
+                RefRole::Protocol {
                     value: "right",
                     methods: &["__iter__", "__next__"],
+                },
+            ),
+            (
+                "with_item",
+                RefRole::Protocol {
+                    value: "value",
+                    methods: &["__enter__", "__exit__"],
+                },
+            ),
+            // Operators run their operand type's methods.
+            (
+                "subscript",
+                RefRole::Operator {
+                    operator: "",
+                    methods: &[("", "__getitem__", First)],
+                    stores: &[("assignment", "left", "__setitem__")],
+                },
+            ),
+            (
+                "binary_operator",
+                RefRole::Operator {
+                    operator: "operator",
+                    methods: &[
+                        ("+", "__add__", First),
+                        ("-", "__sub__", First),
+                        ("*", "__mul__", First),
+                        ("/", "__truediv__", First),
+                        ("//", "__floordiv__", First),
+                        ("%", "__mod__", First),
+                        ("**", "__pow__", First),
+                        ("@", "__matmul__", First),
+                        ("&", "__and__", First),
+                        ("|", "__or__", First),
+                        ("^", "__xor__", First),
+                        ("<<", "__lshift__", First),
+                        (">>", "__rshift__", First),
+                    ],
+                    stores: &[],
+                },
+            ),
+            (
+                "comparison_operator",
+                RefRole::Operator {
+                    operator: "operators",
+                    methods: &[
+                        ("==", "__eq__", First),
+                        ("!=", "__ne__", First),
+                        ("<", "__lt__", First),
+                        ("<=", "__le__", First),
+                        (">", "__gt__", First),
+                        (">=", "__ge__", First),
+                        ("in", "__contains__", Last),
+                        ("not in", "__contains__", Last),
+                    ],
+                    stores: &[],
+                },
+            ),
+            (
+                "unary_operator",
+                RefRole::Operator {
+                    operator: "operator",
+                    methods: &[
+                        ("-", "__neg__", First),
+                        ("+", "__pos__", First),
+                        ("~", "__invert__", First),
+                    ],
+                    stores: &[],
                 },
             ),
             ("import_statement", RefRole::ImportModules),
@@ -115,8 +184,9 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         ],
         // `a.b` is a module path or a value: the resolver tries the path.
         paths: &[("attribute", "object", "attribute", Qualifier::PathOrValue)],
-        // `(f)()` calls `f`; `return (lambda: 1)` returns the lambda.
-        wrappers: &[("parenthesized_expression", None)],
+        // `(f)()` calls `f`; `return (lambda: 1)` returns the lambda;
+        // `with A() as a` enters `A()`.
+        wrappers: &[("parenthesized_expression", None), ("as_pattern", None)],
         this_words: &["self", "cls"],
         // `super().m()`: the next type on the bases.
         base_words: &["super()"],

@@ -146,10 +146,27 @@ pub enum RefRole {
     CallsItsValue,
     /// `return v`: the name the enclosing declaration returns.
     Returns,
-    /// `for x in v`: the methods of `v`'s type in `methods` are called.
-    Iterates {
+    /// A statement that runs a protocol of its value's type (`for x in v`:
+    /// `__iter__` and `__next__`; `with v`: `__enter__` and `__exit__`):
+    /// the methods of `v`'s type in `methods` are called, found on that
+    /// type alone, as an [`RefRole::Operator`]'s are.
+    Protocol {
         value: &'static str,
         methods: &'static [&'static str],
+    },
+    /// An operator that runs a method of an operand's type (Python's
+    /// `a + b` runs `a.__add__(b)`, `k in c` runs `c.__contains__(k)`).
+    /// Each row of `methods` is `(operator, method, operand)`: the
+    /// operator as written in the node's field `operator` (`""` for a node
+    /// without one, such as `a[k]`), the operand by its place among the
+    /// node's named children. Where the node is written to, a row of
+    /// `stores` (`(parent kind, parent field, method)`) names the method
+    /// instead (`a[k] = v` runs `__setitem__`). Only an operand whose type
+    /// shows makes a reference, found on that type alone.
+    Operator {
+        operator: &'static str,
+        methods: &'static [(&'static str, &'static str, Operand)],
+        stores: &'static [(&'static str, &'static str, &'static str)],
     },
     /// Python `import a.b, c as d`: each dotted name (or aliased one).
     ImportModules,
@@ -161,6 +178,15 @@ pub enum RefRole {
     /// type's static members): a dotted path, a child of kind `wildcard`
     /// after it for `*`.
     ImportPath { wildcard: &'static str },
+}
+
+/// Which operand of an operator receives the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operand {
+    /// The first named child (`a` of `a + b`, `a[k]`, `-a`).
+    First,
+    /// The last named child (`c` of `k in c`).
+    Last,
 }
 
 /// How a file's path makes a module path, when it does.
@@ -293,6 +319,15 @@ impl<'a> RefWalker<'a> {
     /// wrapper holds both).
     fn decorated_name(&self, decorator: Node<'a>) -> Option<String> {
         let flow = self.spec.flow.as_ref()?;
+        // Stacked decorators: the nearest is passed the declaration, the
+        // next one what that returned (not followed).
+        let mut next = decorator.next_named_sibling();
+        while let Some(n) = next.filter(|n| n.is_extra()) {
+            next = n.next_named_sibling();
+        }
+        if next.is_some_and(|n| n.kind() == decorator.kind()) {
+            return None;
+        }
         let wrapper = self.up(decorator).filter(|w| w.kind() == flow.wrapper.0)?;
         let declared = wrapper.child_by_field_name(flow.wrapper.1)?;
         let (_, field) = flow
@@ -532,21 +567,13 @@ impl<'a> RefWalker<'a> {
                     self.push(node, reference);
                 }
             }
-            RefRole::Iterates { value, methods } => {
+            RefRole::Protocol { value, methods } => {
                 let Some(value) = node.child_by_field_name(value) else {
                     return;
                 };
-                let ty = self.value_type(value).or_else(|| {
-                    if value.kind() == "identifier" {
-                        let name = self.text(value).trim();
-                        self.type_of(value, name)
-                            .or_else(|| self.flow_type(value, name))
-                    } else {
-                        let attribute = self.this_attribute(value)?;
-                        self.attribute_type(value, &attribute)
-                    }
-                });
-                let Some(ty) = ty else { return };
+                let Some(ty) = self.operand_type(value) else {
+                    return;
+                };
                 for method in methods {
                     let mut reference = self.reference(
                         RefKind::Call,
@@ -556,9 +583,15 @@ impl<'a> RefWalker<'a> {
                         value,
                     );
                     reference.args = Some(0);
+                    reference.operator = true;
                     self.push(node, reference);
                 }
             }
+            RefRole::Operator {
+                operator,
+                methods,
+                stores,
+            } => self.operator(node, operator, methods, stores),
             RefRole::Returns => {
                 let Some(value) = node.named_child(0) else {
                     return;
@@ -585,8 +618,15 @@ impl<'a> RefWalker<'a> {
                         continue;
                     }
                     if let Some((receiver, qualifier, name)) = self.split_name(value) {
-                        let reference =
+                        let mut reference =
                             self.reference(RefKind::Returns, receiver, qualifier, name, node);
+                        // `def bar(f): return f`: what the call site passes.
+                        if receiver == Receiver::Bare {
+                            reference.param = self
+                                .param_position(value, &reference.name)
+                                .filter(|(_, _, depth)| *depth == 0)
+                                .map(|(at, _, _)| at);
+                        }
                         self.push(node, reference);
                     }
                 }
@@ -688,6 +728,68 @@ impl<'a> RefWalker<'a> {
         Some((self.dotted(node)?, None))
     }
 
+    /// The type a value shows: its own (`A()`), a variable's, or an
+    /// attribute's of the current instance (`self.a = A()`).
+    fn operand_type(&self, value: Node<'a>) -> Option<Vec<String>> {
+        let value = self.unwrap(value);
+        self.value_type(value).or_else(|| {
+            if value.kind() == "identifier" {
+                let name = self.text(value).trim();
+                self.type_of(value, name)
+                    .or_else(|| self.flow_type(value, name))
+            } else {
+                let attribute = self.this_attribute(value)?;
+                self.attribute_type(value, &attribute)
+            }
+        })
+    }
+
+    /// An operator's call of its operand type's method ([`RefRole::Operator`]).
+    fn operator(
+        &mut self,
+        node: Node<'a>,
+        operator: &str,
+        methods: &[(&str, &str, Operand)],
+        stores: &[(&str, &str, &str)],
+    ) {
+        let written = node
+            .child_by_field_name(operator)
+            .map_or("", |o| self.text(o).trim());
+        // `a < b < c` compares twice: which operand is whose is not read.
+        let mut cursor = node.walk();
+        let operands: Vec<Node<'a>> = node.named_children(&mut cursor).collect();
+        if operands.len() > 2 {
+            return;
+        }
+        let Some(&(_, method, side)) = methods.iter().find(|(o, _, _)| *o == written) else {
+            return;
+        };
+        let stored = self.up(node).and_then(|parent| {
+            stores.iter().find_map(|(kind, field, method)| {
+                let target = parent.child_by_field_name(field)?;
+                (parent.kind() == *kind && target.id() == node.id()).then_some(*method)
+            })
+        });
+        let operand = match side {
+            Operand::First => operands.first(),
+            Operand::Last => operands.last(),
+        };
+        let Some(ty) = operand.and_then(|o| self.operand_type(*o)) else {
+            return;
+        };
+        let mut reference = self.reference(
+            RefKind::Call,
+            Receiver::Typed,
+            ty,
+            stored.unwrap_or(method).to_owned(),
+            node,
+        );
+        // The other operands, and the value a store puts.
+        reference.args = Some((operands.len() - 1 + usize::from(stored.is_some())) as u32);
+        reference.operator = true;
+        self.push(node, reference);
+    }
+
     pub(crate) fn reference(
         &self,
         kind: RefKind,
@@ -709,7 +811,9 @@ impl<'a> RefWalker<'a> {
             line: line(node),
             arg_names: Vec::new(),
             flow: false,
+            operator: false,
             returned: false,
+            returned_args: Vec::new(),
             param: None,
             param_depth: 0,
         }
