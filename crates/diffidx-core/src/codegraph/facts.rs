@@ -244,6 +244,10 @@ pub struct Reference {
     /// Calls what calling the name returns (`f()()`, `a = f(); a()`).
     #[serde(rename = "e", default, skip_serializing_if = "std::ops::Not::not")]
     pub returned: bool,
+    /// For a [`Reference::returned`] call, how many times more the result
+    /// is called first (`f()()()`: 1).
+    #[serde(rename = "ed", default, skip_serializing_if = "is_zero")]
+    pub returned_again: u8,
     /// For a [`Reference::returned`] call, what the call that returns
     /// passes (`bar(foo)()`: `foo`), where a function returns its
     /// parameter.

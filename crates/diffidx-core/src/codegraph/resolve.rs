@@ -1054,6 +1054,17 @@ impl<'a> DefIndex<'a> {
                 }
                 if reference.returned {
                     targets = self.returned_by(f, owner, reference, &targets);
+                    if reference.returned_again > 0 {
+                        // Called again: what that returns (its arguments
+                        // are not read).
+                        let again = Reference {
+                            returned_args: Vec::new(),
+                            ..reference.clone()
+                        };
+                        for _ in 0..reference.returned_again {
+                            targets = self.returned_by(f, owner, &again, &targets);
+                        }
+                    }
                 }
                 if reference.flow || reference.returned {
                     // Followed through values: never more than scoped.
@@ -1247,6 +1258,7 @@ impl<'a> DefIndex<'a> {
             flow: true,
             operator: false,
             returned: false,
+            returned_again: 0,
             returned_args: Vec::new(),
             param: None,
             param_depth: 0,
@@ -1715,6 +1727,7 @@ impl<'a> DefIndex<'a> {
                 flow: false,
                 operator: false,
                 returned: false,
+                returned_again: 0,
                 returned_args: Vec::new(),
                 param: None,
                 param_depth: 0,

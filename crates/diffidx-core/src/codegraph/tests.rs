@@ -1020,7 +1020,9 @@ fn python_values_returned_from_parameters_and_passed_as_results() {
          def call_it(a):\n    a()\n\n\
          def returned_param():\n    ident(target)()\n\n\
          def result_passed():\n    call_it(maker())\n\n\
-         def keyword_variable():\n    b = other\n    call_it(a=b)\n",
+         def keyword_variable():\n    b = other\n    call_it(a=b)\n\n\
+         def outer():\n    def middle():\n        return target\n    return middle\n\n\
+         def chained():\n    outer()()()\n",
     )]);
     let e = edges(&files);
     // `ident` returns what it is passed, not the function its parameter
@@ -1030,6 +1032,9 @@ fn python_values_returned_from_parameters_and_passed_as_results() {
     // A call's result passed on; a keyword's variable passes its value.
     has(&e, "call_it -CALLS/scoped-> target");
     has(&e, "call_it -CALLS/scoped-> other");
+    // What the returned function returns.
+    has(&e, "chained -CALLS/scoped-> outer.middle");
+    has(&e, "chained -CALLS/scoped-> target");
 }
 
 #[test]
@@ -1037,21 +1042,26 @@ fn python_stacked_decorators_and_names_imported_twice() {
     let files = tree(&[
         ("a.py", "def one():\n    pass\n"),
         ("b.py", "def two():\n    pass\n"),
+        ("c.py", "def three():\n    pass\n"),
         (
             "main.py",
             "from a import one as f\nfrom b import two as f\n\n\
              def d1(g):\n    def inner():\n        return g()\n    return inner\n\n\
              def d2(g):\n    def inner():\n        return g()\n    return inner\n\n\
              @d1\n@d2\ndef h():\n    pass\n\n\
-             def run():\n    f()\n",
+             def run():\n    f()\n\n\
+             def load():\n    m = importlib.import_module(\"c\")\n    m.three()\n",
         ),
     ]);
     let e = edges(&files);
     // The later import binds the name.
     has(&e, "run -CALLS/scoped-> two");
     lacks(&e, "run -CALLS/scoped-> one");
+    // A module imported by a call with its name.
+    has(&e, "load -CALLS/exact-> three");
     // The nearest decorator is passed the function; the outer one is
     // passed what that returned.
     has(&e, "d2.inner -CALLS/scoped-> h");
+    has(&e, "d1.inner -CALLS/scoped-> d2.inner");
     lacks(&e, "d1.inner -CALLS/scoped-> h");
 }

@@ -72,6 +72,10 @@ pub struct FlowSpec {
     /// caller calls those functions through them. Any other outside callee
     /// may only keep what it is given (`add_command(f)`, a callback).
     pub call_what_they_are_passed: &'static [&'static str],
+    /// Calls that import the module a string names
+    /// (`m = importlib.import_module("a.b")`): the variable is bound as
+    /// `import a.b as m` binds it.
+    pub import_calls: &'static [&'static str],
 }
 
 /// A byte range of a value: nodes are found again by it.
@@ -215,7 +219,15 @@ impl<'a> RefWalker<'a> {
             return Some(self.reference(RefKind::Call, Receiver::Bare, Vec::new(), name, call));
         }
         if self.is_call(value) {
-            let function = self.unwrap(value.child_by_field_name("function")?);
+            // `f()()()`: what the function `f` returns returns.
+            let mut value = value;
+            let mut depth = 0u8;
+            let mut function = self.unwrap(value.child_by_field_name("function")?);
+            while self.is_call(function) && depth < MAX_FLOW_DEPTH {
+                value = function;
+                function = self.unwrap(value.child_by_field_name("function")?);
+                depth += 1;
+            }
             // `a = f; a()()`: what `f` returns.
             let held = match function.kind() {
                 "identifier" => self.values_of(function, self.text(function).trim(), 0),
@@ -228,6 +240,7 @@ impl<'a> RefWalker<'a> {
             let (receiver, qualifier, name) = self.split_name(function)?;
             let mut r = self.reference(RefKind::Call, receiver, qualifier, name, call);
             r.returned = true;
+            r.returned_again = depth;
             if let Some(args) = value.child_by_field_name("arguments") {
                 r.returned_args = self.argument_names(args);
             }

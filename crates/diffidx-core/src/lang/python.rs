@@ -245,6 +245,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             attributes: ("class_definition", "attribute", "object", "attribute"),
             // Builtins and `functools.reduce`, `list.sort`.
             call_what_they_are_passed: &["map", "filter", "sorted", "min", "max", "reduce", "sort"],
+            import_calls: &["__import__", "import_module"],
         }),
         // A bare name is never a member of the enclosing class.
         scope: ScopeRules {

@@ -320,13 +320,14 @@ impl<'a> RefWalker<'a> {
     fn decorated_name(&self, decorator: Node<'a>) -> Option<String> {
         let flow = self.spec.flow.as_ref()?;
         // Stacked decorators: the nearest is passed the declaration, the
-        // next one what that returned (not followed).
+        // next one what that returned (`f()`, when it is a name).
         let mut next = decorator.next_named_sibling();
         while let Some(n) = next.filter(|n| n.is_extra()) {
             next = n.next_named_sibling();
         }
-        if next.is_some_and(|n| n.kind() == decorator.kind()) {
-            return None;
+        if let Some(inner) = next.filter(|n| n.kind() == decorator.kind()) {
+            let segments = self.segments(inner.named_child(0)?)?;
+            return Some(format!("{}()", segments.join(".")));
         }
         let wrapper = self.up(decorator).filter(|w| w.kind() == flow.wrapper.0)?;
         let declared = wrapper.child_by_field_name(flow.wrapper.1)?;
@@ -385,6 +386,7 @@ impl<'a> RefWalker<'a> {
                     self.push(node, reference);
                     return;
                 }
+                self.import_call(node, callee, args);
                 if let Some(flowed) = self.flow_call(node, callee) {
                     for reference in flowed {
                         let reference = self.with_arguments(reference, args);
@@ -716,6 +718,55 @@ impl<'a> RefWalker<'a> {
         }
     }
 
+    /// `m = import_module("a.b")` ([`FlowSpec::import_calls`]): `m` is
+    /// bound as by `import a.b as m`.
+    fn import_call(&mut self, call: Node<'a>, callee: Node<'a>, args: Option<Node<'a>>) {
+        let Some(flow) = self.spec.flow.as_ref() else {
+            return;
+        };
+        let called = self.segments(callee);
+        let Some(name) = called.as_ref().and_then(|s| s.last()) else {
+            return;
+        };
+        if !flow.import_calls.contains(&name.as_str()) {
+            return;
+        }
+        let Some(module) = args.and_then(|a| a.named_child(0)) else {
+            return;
+        };
+        // A plain string of a dotted name (no f-string, no prefix).
+        let text = self.text(module).trim();
+        let path = text
+            .strip_prefix('"')
+            .and_then(|t| t.strip_suffix('"'))
+            .or_else(|| text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')));
+        let Some(path) = path.filter(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        }) else {
+            return;
+        };
+        let (kind, target, value) = flow.assignment;
+        let Some(assignment) = self.up(call).filter(|a| a.kind() == kind) else {
+            return;
+        };
+        let assigned = assignment.child_by_field_name(target);
+        let is_value = assignment
+            .child_by_field_name(value)
+            .is_some_and(|v| v.id() == call.id());
+        let Some(variable) = assigned.filter(|t| is_value && t.kind() == "identifier") else {
+            return;
+        };
+        self.imports.push(Import {
+            kind: ImportKind::Name,
+            path: path.split('.').map(str::to_owned).collect(),
+            alias: Some(self.text(variable).trim().to_owned()),
+            line: line(call),
+            owner: None,
+        });
+    }
+
     /// An imported name: `a.b` or `a.b as c`, as (segments, alias).
     fn imported_name(&self, node: Node<'_>) -> Option<(Vec<String>, Option<String>)> {
         if node.kind() == "aliased_import" {
@@ -813,6 +864,7 @@ impl<'a> RefWalker<'a> {
             flow: false,
             operator: false,
             returned: false,
+            returned_again: 0,
             returned_args: Vec::new(),
             param: None,
             param_depth: 0,
