@@ -1065,3 +1065,64 @@ fn python_stacked_decorators_and_names_imported_twice() {
     has(&e, "d1.inner -CALLS/scoped-> d2.inner");
     lacks(&e, "d1.inner -CALLS/scoped-> h");
 }
+
+#[test]
+fn rust_operators_call_their_trait_methods_on_the_operand_type() {
+    let files = tree(&[(
+        "src/lib.rs",
+        "use std::ops::{Add, Index, IndexMut};\n\
+         pub struct V(i32);\n\
+         impl Add for V { type Output = V; fn add(self, o: V) -> V { V(self.0 + o.0) } }\n\
+         impl Index<usize> for V { type Output = i32; fn index(&self, _i: usize) -> &i32 { &self.0 } }\n\
+         impl IndexMut<usize> for V { fn index_mut(&mut self, _i: usize) -> &mut i32 { &mut self.0 } }\n\
+         impl PartialEq for V { fn eq(&self, o: &V) -> bool { self.0 == o.0 } }\n\
+         fn sum(a: V, b: V) -> V { a + b }\n\
+         fn first(v: &V) -> i32 { v[0] }\n\
+         fn set(v: &mut V) { v[0] = 1; }\n\
+         fn same(a: &V, b: &V) -> bool { a != b }\n\
+         fn ints(a: i32, b: i32) -> i32 { a + b }\n",
+    )]);
+    let e = edges(&files);
+    has(&e, "sum -CALLS/scoped-> V::add as Add");
+    has(&e, "first -CALLS/scoped-> V::index as Index");
+    has(&e, "set -CALLS/scoped-> V::index_mut as IndexMut");
+    lacks(&e, "set -CALLS/scoped-> V::index as");
+    has(&e, "same -CALLS/scoped-> V::eq as PartialEq");
+    lacks(&e, "ints -CALLS");
+    lacks(&e, "V::add as Add -CALLS");
+}
+
+#[test]
+fn csharp_operators_call_the_left_operand_types_operator() {
+    let files = tree(&[(
+        "src/Money.cs",
+        "namespace Shop {\n\
+         public struct Money {\n\
+           public int Cents;\n\
+           public static Money operator +(Money a, Money b) => new Money { Cents = a.Cents + b.Cents };\n\
+           public static bool operator ==(Money a, Money b) => a.Cents == b.Cents;\n\
+           public static bool operator !=(Money a, Money b) => !(a == b);\n\
+         }\n\
+         public class Till {\n\
+           public Money Sum(Money a, Money b) { return a + b; }\n\
+           public bool Same(Money a, Money b) { return a == b; }\n\
+           public int Count(int a, int b) { return a + b; }\n\
+         }\n\
+         }\n",
+    )]);
+    let e = edges(&files);
+    has(
+        &e,
+        "Shop.Till.Sum(Money,Money) -CALLS/scoped-> Shop.Money.operator +(Money,Money)",
+    );
+    has(
+        &e,
+        "Shop.Till.Same(Money,Money) -CALLS/scoped-> Shop.Money.operator ==(Money,Money)",
+    );
+    // `!=` in terms of `==`.
+    has(
+        &e,
+        "Shop.Money.operator !=(Money,Money) -CALLS/scoped-> Shop.Money.operator ==(Money,Money)",
+    );
+    lacks(&e, "Shop.Till.Count(int,int) -CALLS");
+}

@@ -1,6 +1,7 @@
 //! C# (`.cs`): DESIGN.md §2.
 
 use super::parts::Part;
+use super::refs::Operand::First;
 use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{preproc, DeclaratorRule, LanguageSpec, Name, Param, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -123,6 +124,32 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     preprocess: Some(preproc::blank_directives),
     graph: GraphSpec {
         refs: &[
+            // `a + b` runs the `operator +` its left operand's type declares.
+            (
+                "binary_expression",
+                RefRole::Operator {
+                    operator: "operator",
+                    methods: &[
+                        ("+", "operator +", First),
+                        ("-", "operator -", First),
+                        ("*", "operator *", First),
+                        ("/", "operator /", First),
+                        ("%", "operator %", First),
+                        ("&", "operator &", First),
+                        ("|", "operator |", First),
+                        ("^", "operator ^", First),
+                        ("<<", "operator <<", First),
+                        (">>", "operator >>", First),
+                        ("==", "operator ==", First),
+                        ("!=", "operator !=", First),
+                        ("<", "operator <", First),
+                        (">", "operator >", First),
+                        ("<=", "operator <=", First),
+                        (">=", "operator >=", First),
+                    ],
+                    stores: &[],
+                },
+            ),
             (
                 "invocation_expression",
                 RefRole::Call {
@@ -223,6 +250,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         members_anywhere: &["field_declaration", "property_declaration"],
         parameter_lists: &["parameter_list"],
         extension_word: Some("this"),
+        static_operators: true,
         path_calls_make_their_type: false,
         calls_construct: None,
         constructor_method: None,

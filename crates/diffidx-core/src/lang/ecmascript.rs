@@ -162,6 +162,7 @@ const GRAPH: GraphSpec = GraphSpec {
     members_anywhere: &[],
     parameter_lists: &["formal_parameters"],
     extension_word: None,
+    static_operators: false,
     path_calls_make_their_type: false,
     calls_construct: None,
     constructor_method: Some("constructor"),

@@ -163,6 +163,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         members_anywhere: &[],
         parameter_lists: &["parameter_list"],
         extension_word: None,
+        static_operators: false,
         path_calls_make_their_type: false,
         calls_construct: None,
         constructor_method: None,

@@ -196,6 +196,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         members_anywhere: &["field_declaration"],
         parameter_lists: &["formal_parameters"],
         extension_word: None,
+        static_operators: false,
         path_calls_make_their_type: false,
         calls_construct: None,
         constructor_method: None,

@@ -204,6 +204,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         members_anywhere: &[],
         parameter_lists: &["parameters"],
         extension_word: None,
+        static_operators: false,
         path_calls_make_their_type: false,
         calls_construct: Some("__init__"),
         constructor_method: None,

@@ -60,6 +60,10 @@ pub struct GraphSpec {
     /// A word that, on a method's first parameter, makes it an extension
     /// method of that parameter's type (C# `this`).
     pub extension_word: Option<&'static str>,
+    /// Operator methods are static and take every operand (C#'s
+    /// `operator +(A a, B b)`); elsewhere the operand is the receiver
+    /// (Python's and Rust's `self`).
+    pub static_operators: bool,
     /// How the resolver looks names up in this language.
     pub scope: ScopeRules,
 }
@@ -835,8 +839,21 @@ impl<'a> RefWalker<'a> {
             stored.unwrap_or(method).to_owned(),
             node,
         );
-        // The other operands, and the value a store puts.
-        reference.args = Some((operands.len() - 1 + usize::from(stored.is_some())) as u32);
+        // The other operands (all of them for a static operator), and the
+        // value a store puts.
+        let receiver = usize::from(!self.spec.static_operators);
+        reference.args = Some((operands.len() - receiver + usize::from(stored.is_some())) as u32);
+        // A static operator's overloads differ by the operands' types.
+        if self.spec.static_operators {
+            reference.arg_types = operands
+                .iter()
+                .map(|o| {
+                    self.operand_type(*o)
+                        .and_then(|t| t.last().cloned())
+                        .unwrap_or_default()
+                })
+                .collect();
+        }
         reference.operator = true;
         self.push(node, reference);
     }

@@ -1,6 +1,7 @@
 //! Rust (`.rs`): DESIGN.md §2.
 
 use super::parts::Part;
+use super::refs::Operand::First;
 use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{LanguageSpec, Name, Role, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -125,6 +126,64 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 "extern_crate_declaration",
                 RefRole::ExternCrate { name: "name" },
             ),
+            // Operators call their `std::ops`/`std::cmp` trait's method on
+            // the left operand's type; `!=` runs `ne`, whose default is
+            // `eq`, and the orderings run `partial_cmp` the same way.
+            (
+                "binary_expression",
+                RefRole::Operator {
+                    operator: "operator",
+                    methods: &[
+                        ("+", "add", First),
+                        ("-", "sub", First),
+                        ("*", "mul", First),
+                        ("/", "div", First),
+                        ("%", "rem", First),
+                        ("&", "bitand", First),
+                        ("|", "bitor", First),
+                        ("^", "bitxor", First),
+                        ("<<", "shl", First),
+                        (">>", "shr", First),
+                        ("==", "eq", First),
+                        ("!=", "eq", First),
+                        ("<", "partial_cmp", First),
+                        ("<=", "partial_cmp", First),
+                        (">", "partial_cmp", First),
+                        (">=", "partial_cmp", First),
+                    ],
+                    stores: &[],
+                },
+            ),
+            (
+                "compound_assignment_expr",
+                RefRole::Operator {
+                    operator: "operator",
+                    methods: &[
+                        ("+=", "add_assign", First),
+                        ("-=", "sub_assign", First),
+                        ("*=", "mul_assign", First),
+                        ("/=", "div_assign", First),
+                        ("%=", "rem_assign", First),
+                        ("&=", "bitand_assign", First),
+                        ("|=", "bitor_assign", First),
+                        ("^=", "bitxor_assign", First),
+                        ("<<=", "shl_assign", First),
+                        (">>=", "shr_assign", First),
+                    ],
+                    stores: &[],
+                },
+            ),
+            (
+                "index_expression",
+                RefRole::Operator {
+                    operator: "",
+                    methods: &[("", "index", First)],
+                    stores: &[
+                        ("assignment_expression", "left", "index_mut"),
+                        ("compound_assignment_expr", "left", "index_mut"),
+                    ],
+                },
+            ),
         ],
         paths: &[
             ("scoped_identifier", "path", "name", Qualifier::Path),
@@ -169,6 +228,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         members_anywhere: &[],
         parameter_lists: &["parameters"],
         extension_word: None,
+        static_operators: false,
         path_calls_make_their_type: true,
         calls_construct: None,
         constructor_method: None,
