@@ -748,7 +748,7 @@ impl<'a> DefIndex<'a> {
                     }
                 }
                 _ => {
-                    let ctx = self.module_of(f, import.owner);
+                    let ctx = self.import_context(f, import.owner);
                     let expanded = self.expand(f, ctx, &import.path);
                     ImportTarget::Module(expanded.join(spec.separator))
                 }
@@ -779,28 +779,56 @@ impl<'a> DefIndex<'a> {
         None
     }
 
+    /// Where the imports that a declaration of file `f` sees are looked up
+    /// ([`DefIndex::imports_in`]): in Rust its inline module; in Python
+    /// the declaration itself, since an import in a function binds the
+    /// name in that function only; elsewhere the file.
+    fn import_context(&self, f: u32, def: Option<u32>) -> Option<u32> {
+        match self.files[f as usize].language.spec().graph.scope.modules {
+            Modules::Python => def,
+            _ => self.module_of(f, def),
+        }
+    }
+
+    /// Whether declaration `outer` of file `f` is `inner` or holds it.
+    fn holds(&self, f: u32, outer: u32, inner: Option<u32>) -> bool {
+        let defs = &self.files[f as usize].facts.defs;
+        let mut current = inner;
+        while let Some(d) = current {
+            if d == outer {
+                return true;
+            }
+            current = defs.get(d as usize).and_then(|def| def.parent);
+        }
+        false
+    }
+
     /// The module path a context (an inline module, else the file) names.
     fn module_path(&self, f: u32, ctx: Option<u32>) -> Vec<String> {
-        match ctx.and_then(|d| self.infos[f as usize].get(d as usize)) {
+        let defs = &self.files[f as usize].facts.defs;
+        let module = ctx.filter(|d| defs.get(*d as usize).is_some_and(is_inline_module));
+        match module.and_then(|d| self.infos[f as usize].get(d as usize)) {
             Some(info) => info.full.split('\u{1}').map(str::to_owned).collect(),
             None => self.modules[f as usize].clone(),
         }
     }
 
     /// The imports that apply in a context: in Rust those of the same
-    /// module (an inline module does not see its file's `use`s); elsewhere
-    /// every import of the file.
+    /// module (an inline module does not see its file's `use`s); in Python
+    /// the file's and those of the declarations that hold the context;
+    /// elsewhere every import of the file.
     fn imports_in(
         &self,
         f: u32,
         ctx: Option<u32>,
     ) -> impl DoubleEndedIterator<Item = &'a super::facts::Import> + '_ {
         let file = self.files[f as usize];
-        let per_module = file.language.spec().graph.scope.modules == Modules::Rust;
-        file.facts
-            .imports
-            .iter()
-            .filter(move |i| !per_module || self.module_of(f, i.owner) == ctx)
+        let modules = file.language.spec().graph.scope.modules;
+        file.facts.imports.iter().filter(move |i| match modules {
+            Modules::Rust => self.module_of(f, i.owner) == ctx,
+            Modules::Python => i.owner.is_none_or(|o| self.holds(f, o, ctx)),
+            _ => true,
+        })
     }
 
     /// A path as the file sees it from context `ctx` (see
@@ -894,8 +922,11 @@ impl<'a> DefIndex<'a> {
                 return path;
             }
             let name = &path[n];
+            // A module's names: what its top level imports.
             let import = self.files[g as usize].facts.imports.iter().rev().find(|i| {
-                i.kind == ImportKind::Name && i.alias.as_ref().or(i.path.last()) == Some(name)
+                i.owner.is_none()
+                    && i.kind == ImportKind::Name
+                    && i.alias.as_ref().or(i.path.last()) == Some(name)
             });
             let Some(import) = import else {
                 return path;
@@ -967,7 +998,7 @@ impl<'a> DefIndex<'a> {
         }
         let bases = self.all_bases(&types);
         let mut imported = Vec::new();
-        let ctx = self.module_of(f, owner.map(|o| o.def));
+        let ctx = self.import_context(f, owner.map(|o| o.def));
         let globals = self.global_usings.get(&file.language).into_iter().flatten();
         let own = self.imports_in(f, ctx).filter(|i| {
             matches!(
@@ -1460,7 +1491,7 @@ impl<'a> DefIndex<'a> {
                     }
                 }
                 // An imported name (`use a::b::foo;`, `using X = A.B;`).
-                let ctx = self.module_of(f, reference.owner);
+                let ctx = self.import_context(f, reference.owner);
                 let expanded = self.expand(f, ctx, std::slice::from_ref(&reference.name));
                 if expanded.len() > 1 {
                     let found = self.by_suffix(&all, &expanded, &[]);
@@ -1541,7 +1572,7 @@ impl<'a> DefIndex<'a> {
         if reference.receiver != Receiver::Bare {
             return Vec::new();
         }
-        let ctx = self.module_of(f, reference.owner);
+        let ctx = self.import_context(f, reference.owner);
         let mut expanded = self.expand(f, ctx, std::slice::from_ref(&reference.name));
         let Some(name) = expanded.pop() else {
             return Vec::new();
@@ -1674,7 +1705,7 @@ impl<'a> DefIndex<'a> {
         all: &[DefRef],
         wanted: &dyn Fn(SymbolKind) -> bool,
     ) -> Option<(Vec<DefRef>, Resolution)> {
-        let ctx = self.module_of(f, reference.owner);
+        let ctx = self.import_context(f, reference.owner);
         let expanded = self.expand(f, ctx, &reference.qualifier);
         let name = std::slice::from_ref(&reference.name);
         let mut target = expanded.clone();

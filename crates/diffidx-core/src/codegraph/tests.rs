@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::lang::{Extractor, Language};
-use crate::symbol::symbol_id;
+use crate::symbol::{symbol_id, SymbolKind};
 
 fn facts(path: &str, source: &str) -> SourceFile {
     let language = Language::from_path(path).unwrap();
@@ -1125,4 +1125,43 @@ fn csharp_operators_call_the_left_operand_types_operator() {
         "Shop.Money.operator !=(Money,Money) -CALLS/scoped-> Shop.Money.operator ==(Money,Money)",
     );
     lacks(&e, "Shop.Till.Count(int,int) -CALLS");
+}
+
+#[test]
+fn python_imports_in_a_function_bind_there_only() {
+    let files = tree(&[
+        ("geo.py", "class Point:\n    pass\n"),
+        ("vec.py", "class Point:\n    pass\n"),
+        (
+            "t.py",
+            "from geo import Point\n\n\
+             def a():\n    from vec import Point\n    Point()\n\n\
+             def b():\n    Point()\n\n\
+             def c():\n    from vec import Point\n\n\
+             def d():\n    Point()\n",
+        ),
+    ]);
+    let e = edges(&files);
+    let point = |from: &str, file: &str| {
+        let index = DefIndex::new(&files);
+        let resolved = index.resolve_file("t.py");
+        let target = symbol_id(file, SymbolKind::Class, "Point", "");
+        let caller = files["t.py"]
+            .facts
+            .defs
+            .iter()
+            .find(|d| d.qualname == from)
+            .map(|d| symbol_id("t.py", d.kind, &d.qualname, &d.sig))
+            .unwrap();
+        resolved
+            .edges
+            .iter()
+            .any(|x| x.from == caller && x.to == target)
+    };
+    assert!(point("a", "vec.py"), "{e:#?}");
+    assert!(!point("a", "geo.py"), "{e:#?}");
+    // `c`'s import is `c`'s: `b` and `d` see the module's.
+    assert!(point("b", "geo.py"), "{e:#?}");
+    assert!(point("d", "geo.py"), "{e:#?}");
+    assert!(!point("d", "vec.py"), "{e:#?}");
 }
