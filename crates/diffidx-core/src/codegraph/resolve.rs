@@ -1156,7 +1156,32 @@ impl<'a> DefIndex<'a> {
         targets: &[(DefRef, Resolution, u32)],
     ) -> Vec<(DefRef, Resolution, u32)> {
         let mut out: Vec<(DefRef, Resolution, u32)> = Vec::new();
+        let spec = &self.files[f as usize].language.spec().graph;
+        let call_method = spec.flow.as_ref().and_then(|flow| flow.call_method);
         for (t, level, _) in targets {
+            // A class called (or its constructor) gives an instance:
+            // calling that runs the class's `__call__`, first on its bases.
+            let class = match self.def(*t) {
+                d if is_type_like(d.kind) => Some(*t),
+                d if spec.calls_construct == Some(d.name.as_str()) => d
+                    .parent
+                    .map(|p| DefRef {
+                        file: t.file,
+                        def: p,
+                    })
+                    .filter(|p| is_type_like(self.def(*p).kind)),
+                _ => None,
+            };
+            if let (Some(class), Some(method)) = (class, call_method) {
+                let mut order = vec![class];
+                order.extend(self.all_bases(&[class]));
+                let found = order
+                    .iter()
+                    .find_map(|c| self.members(&[*c], method, &is_callable).first().copied());
+                if let Some(to) = found.filter(|to| !out.iter().any(|o| o.0 == *to)) {
+                    out.push((to, *level, 1));
+                }
+            }
             for r in self.returns.get(t).into_iter().flatten() {
                 // A returned parameter is what the call site passed.
                 let found = match r.param {

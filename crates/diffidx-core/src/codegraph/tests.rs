@@ -1165,3 +1165,20 @@ fn python_imports_in_a_function_bind_there_only() {
     assert!(point("d", "geo.py"), "{e:#?}");
     assert!(!point("d", "vec.py"), "{e:#?}");
 }
+
+#[test]
+fn python_calling_an_instance_runs_its_classs_call() {
+    let files = tree(&[(
+        "c.py",
+        "class Base:\n    def __call__(self):\n        pass\n\n\
+         class Op(Base):\n    def __init__(self, n):\n        self.n = n\n\n\
+         class Plain:\n    pass\n\n\
+         def run():\n    Op(1)()\n\n\
+         def held():\n    op = Op(2)\n    op()\n\n\
+         def plain():\n    Plain()()\n",
+    )]);
+    let e = edges(&files);
+    has(&e, "run -CALLS/scoped-> Base.__call__");
+    has(&e, "held -CALLS/scoped-> Base.__call__");
+    lacks(&e, "plain -CALLS/scoped-> Base");
+}

@@ -76,6 +76,9 @@ pub struct FlowSpec {
     /// (`m = importlib.import_module("a.b")`): the variable is bound as
     /// `import a.b as m` binds it.
     pub import_calls: &'static [&'static str],
+    /// The method that calling an instance runs (Python's `__call__`):
+    /// `A()()` calls it on `A`.
+    pub call_method: Option<&'static str>,
 }
 
 /// A byte range of a value: nodes are found again by it.

@@ -247,6 +247,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             // Builtins and `functools.reduce`, `list.sort`.
             call_what_they_are_passed: &["map", "filter", "sorted", "min", "max", "reduce", "sort"],
             import_calls: &["__import__", "import_module"],
+            call_method: Some("__call__"),
         }),
         // A bare name is never a member of the enclosing class.
         scope: ScopeRules {
