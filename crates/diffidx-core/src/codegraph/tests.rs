@@ -51,6 +51,17 @@ fn edges(files: &BTreeMap<String, SourceFile>) -> Vec<String> {
     out
 }
 
+/// The id of the declaration `qualname` of file `path`.
+fn def_id(files: &BTreeMap<String, SourceFile>, path: &str, qualname: &str) -> String {
+    let def = files[path]
+        .facts
+        .defs
+        .iter()
+        .find(|d| d.qualname == qualname)
+        .unwrap_or_else(|| panic!("no {qualname} in {path}"));
+    symbol_id(path, def.kind, &def.qualname, &def.sig)
+}
+
 fn has(edges: &[String], wanted: &str) {
     assert!(
         edges.iter().any(|e| e == wanted),
@@ -998,13 +1009,7 @@ fn python_operators_call_their_operand_types_methods() {
     lacks(&e, "plain -CALLS/unique_name-> Vec");
     let index = DefIndex::new(&files);
     let resolved = index.resolve_file("ops.py");
-    let plain = files["ops.py"]
-        .facts
-        .defs
-        .iter()
-        .find(|d| d.qualname == "plain")
-        .map(|d| symbol_id("ops.py", d.kind, &d.qualname, &d.sig))
-        .unwrap();
+    let plain = def_id(&files, "ops.py", "plain");
     // Only `Plain()` is a call; it resolves to the class.
     assert_eq!(resolved.unresolved.get(&plain), None, "{resolved:#?}");
 }
@@ -1146,13 +1151,7 @@ fn python_imports_in_a_function_bind_there_only() {
         let index = DefIndex::new(&files);
         let resolved = index.resolve_file("t.py");
         let target = symbol_id(file, SymbolKind::Class, "Point", "");
-        let caller = files["t.py"]
-            .facts
-            .defs
-            .iter()
-            .find(|d| d.qualname == from)
-            .map(|d| symbol_id("t.py", d.kind, &d.qualname, &d.sig))
-            .unwrap();
+        let caller = def_id(&files, "t.py", from);
         resolved
             .edges
             .iter()
