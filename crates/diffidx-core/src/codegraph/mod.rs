@@ -21,7 +21,7 @@ pub use resolve::{
 
 /// Bumped whenever facts or resolution change meaning: a graph built with
 /// another version is rebuilt from the tree.
-pub const GRAPH_VERSION: &str = "11";
+pub const GRAPH_VERSION: &str = "12";
 
 /// The qualname of a file's module node: the caller of the code outside
 /// any declaration (top-level statements, decorators, initializers).
@@ -125,7 +125,10 @@ fn declared(path: &str, file: &SourceFile) -> BTreeSet<(String, String)> {
             ));
         }
     }
-    if file.language.spec().graph.scope.modules == crate::lang::refs::Modules::Python {
+    if matches!(
+        file.language.spec().graph.scope.modules,
+        crate::lang::refs::Modules::Python | crate::lang::refs::Modules::FilePath
+    ) {
         for i in &facts.imports {
             if let Some(local) = i.alias.as_ref().or(i.path.last()) {
                 out.insert((

@@ -138,8 +138,13 @@ pub struct DefIndex<'a> {
     modules: Vec<Vec<String>>,
     /// Per file: the package a relative import starts from (Python).
     packages: Vec<Vec<String>>,
-    /// Python files by module path, joined: where a re-export is read.
+    /// Python, JavaScript and TypeScript files by module path, joined:
+    /// where a re-export is read.
     by_module: HashMap<String, u32>,
+    /// JavaScript and TypeScript modules by their last segment (a
+    /// directory's `index` by the directory): where an import that names
+    /// no relative file (`@/lib/text`, `pkg/sub`) is looked for.
+    by_module_tail: HashMap<String, Vec<Vec<String>>>,
     /// The names a Python import can start with and lead into the
     /// repository: its top-level modules and directories.
     python_roots: HashSet<String>,
@@ -219,6 +224,27 @@ pub fn python_module(path: &str, packages: &HashSet<&str>) -> (Vec<String>, Vec<
         module.push(stem.to_owned());
     }
     (module, package)
+}
+
+/// The module of a JavaScript or TypeScript file: its path without the
+/// extension (`src/a.ts` → `src`, `a`; `types.d.ts` → `types`).
+pub fn file_module(path: &str) -> Vec<String> {
+    let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+    const EXTENSIONS: &[&str] = &[".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"];
+    let mut stem = EXTENSIONS
+        .iter()
+        .find_map(|e| file.strip_suffix(e))
+        .unwrap_or(file);
+    if file.ends_with("ts") {
+        stem = stem.strip_suffix(".d").unwrap_or(stem);
+    }
+    let mut out: Vec<String> = dir
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    out.push(stem.to_owned());
+    out
 }
 
 fn is_interface(kind: SymbolKind) -> bool {
@@ -313,6 +339,7 @@ impl<'a> DefIndex<'a> {
             modules: Vec::with_capacity(files.len()),
             packages: Vec::with_capacity(files.len()),
             by_module: HashMap::new(),
+            by_module_tail: HashMap::new(),
             python_roots: HashSet::new(),
             crates: HashSet::new(),
             module_paths: HashSet::new(),
@@ -352,6 +379,19 @@ impl<'a> DefIndex<'a> {
                         }
                     }
                     (m, package)
+                }
+                Modules::FilePath => {
+                    let m = file_module(path);
+                    index.by_module.insert(key(&m), f as u32);
+                    let named = match m.split_last() {
+                        Some((last, dir)) if last == "index" => dir,
+                        _ => &m[..],
+                    };
+                    if let Some(tail) = named.last() {
+                        let entry = index.by_module_tail.entry(tail.clone()).or_default();
+                        entry.push(m.clone());
+                    }
+                    (m, Vec::new())
                 }
                 Modules::Package => (Vec::new(), declared_package(&file.facts, sep_of(file))),
                 Modules::DirectoryPackage => {
@@ -747,6 +787,9 @@ impl<'a> DefIndex<'a> {
                         None => continue,
                     }
                 }
+                // An ES export of the file's own name under another
+                // (`export default f`): nothing imported.
+                _ if import.path.first().is_some_and(|p| p == ".") => continue,
                 _ => {
                     let ctx = self.import_context(f, import.owner);
                     let expanded = self.expand(f, ctx, &import.path);
@@ -857,6 +900,19 @@ impl<'a> DefIndex<'a> {
             base.extend(path[dots..].iter().cloned());
             return base;
         }
+        // An ES import's module, as written (`./a.js`, `@/lib/a`).
+        if rules.modules == Modules::FilePath && (first.starts_with('.') || first.contains('/')) {
+            let module = if first.starts_with('.') {
+                self.relative_module(f, first)
+            } else {
+                self.aliased_module(first)
+            };
+            let Some(mut module) = module else {
+                return path.to_vec();
+            };
+            module.extend(path[1..].iter().cloned());
+            return module;
+        }
         let word = |w: Option<&str>| w.is_some_and(|w| w == first);
         if word(rules.root_word) {
             let mut out = vec![module[0].clone()];
@@ -889,7 +945,7 @@ impl<'a> DefIndex<'a> {
             if local == Some(first) && import.path.first() != Some(first) && depth < MAX_ALIASES {
                 let mut out = self.expand_at(f, ctx, &import.path, depth + 1);
                 out.extend(path[1..].iter().cloned());
-                if rules.modules == Modules::Python {
+                if matches!(rules.modules, Modules::Python | Modules::FilePath) {
                     return self.reexported(out, depth + 1);
                 }
                 return out;
@@ -924,18 +980,126 @@ impl<'a> DefIndex<'a> {
             let name = &path[n];
             // A module's names: what its top level imports.
             let import = self.files[g as usize].facts.imports.iter().rev().find(|i| {
-                i.owner.is_none()
+                self.binds_module_name(g, i)
                     && i.kind == ImportKind::Name
                     && i.alias.as_ref().or(i.path.last()) == Some(name)
             });
             let Some(import) = import else {
-                return path;
+                return self.through_globs(g, &path, n, depth).unwrap_or(path);
             };
             let mut out = self.expand_at(g, None, &import.path, depth + 1);
             out.extend(path[n + 1..].iter().cloned());
             return self.reexported(out, depth + 1);
         }
         path
+    }
+
+    /// Whether an import of file `g` makes a name of its module: in Python
+    /// one at the top level (an import in a function binds the name
+    /// there); every ES import and export (they stand at the top level,
+    /// whatever declaration their line holds).
+    fn binds_module_name(&self, g: u32, import: &super::facts::Import) -> bool {
+        import.owner.is_none()
+            || self.files[g as usize].language.spec().graph.scope.modules == Modules::FilePath
+    }
+
+    /// `path[n]` through the modules module `g` re-exports whole (`from .a
+    /// import *`, `export * from "./a"`): the last that declares it, or
+    /// re-exports it in turn (a later `import *` binds the name again).
+    fn through_globs(&self, g: u32, path: &[String], n: usize, depth: u8) -> Option<Vec<String>> {
+        let globs = self.files[g as usize]
+            .facts
+            .imports
+            .iter()
+            .rev()
+            .filter(|i| i.kind == ImportKind::Glob && self.binds_module_name(g, i));
+        for glob in globs {
+            let mut out = self.expand_at(g, None, &glob.path, depth + 1);
+            if out == path[..n] {
+                continue;
+            }
+            out.extend(path[n..].iter().cloned());
+            let out = self.reexported(out, depth + 1);
+            if self.by_full.contains_key(&key(&out)) {
+                return Some(out);
+            }
+        }
+        None
+    }
+
+    /// The module an ES import names (`./a.js`, `../b`; `.` is the file
+    /// itself), from file `f`'s directory: the file, or the directory's
+    /// `index`. `None` when no file of the repository is that module.
+    fn relative_module(&self, f: u32, spec: &str) -> Option<Vec<String>> {
+        if spec == "." {
+            return Some(self.modules[f as usize].clone());
+        }
+        let mut segments: Vec<&str> = match self.paths[f as usize].rsplit_once('/') {
+            Some((dir, _)) => dir.split('/').collect(),
+            None => Vec::new(),
+        };
+        for part in spec.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    segments.pop()?;
+                }
+                part => segments.push(part),
+            }
+        }
+        let module = file_module(&segments.join("/"));
+        if self.by_module.contains_key(&key(&module)) {
+            return Some(module);
+        }
+        let mut index: Vec<String> = segments.iter().map(|s| (*s).to_owned()).collect();
+        index.push("index".to_owned());
+        self.by_module.contains_key(&key(&index)).then_some(index)
+    }
+
+    /// The module an ES import of no relative file names when it is a file
+    /// of the repository: a path alias (`@/lib/text`, `~/lib`) or a
+    /// package of the workspace with a path (`pkg/v4/core`). The longest
+    /// tail of the specifier that one module ends with (a directory's
+    /// `index` counts as the directory), of two segments or more unless
+    /// the specifier starts with an alias word (`@`, `~`, `#`); none when
+    /// two modules do. A bare package name (`react`) is no file here.
+    fn aliased_module(&self, spec: &str) -> Option<Vec<String>> {
+        let parts: Vec<&str> = spec.split('/').filter(|p| !p.is_empty()).collect();
+        let aliased = matches!(parts.first(), Some(&("@" | "~" | "#")));
+        let shortest = if aliased { 1 } else { 2 };
+        for k in 0..parts.len() {
+            let tail = &parts[k..];
+            if tail.len() < shortest {
+                break;
+            }
+            let candidates = self.by_module_tail.get(*tail.last()?).into_iter().flatten();
+            let found: Vec<&Vec<String>> = candidates
+                .filter(|m| {
+                    let named = match m.split_last() {
+                        Some((last, dir)) if last == "index" => dir,
+                        _ => &m[..],
+                    };
+                    named.len() >= tail.len()
+                        && named[named.len() - tail.len()..]
+                            .iter()
+                            .zip(tail)
+                            .all(|(a, b)| a == b)
+                })
+                .collect();
+            match found.as_slice() {
+                [] => continue,
+                [one] => return Some((*one).clone()),
+                // `a.ts` beside `a/index.ts`: the file, as Node finds it.
+                many => {
+                    return many
+                        .iter()
+                        .find(|m| m.last().is_some_and(|l| l != "index"))
+                        .filter(|_| many.len() == 2)
+                        .map(|m| (*m).clone());
+                }
+            }
+        }
+        None
     }
 
     /// The containers a bare name is looked up in, nearest first: the
@@ -986,7 +1150,7 @@ impl<'a> DefIndex<'a> {
             });
         }
         match rules.modules {
-            Modules::Rust | Modules::Python => containers.insert(
+            Modules::Rust | Modules::Python | Modules::FilePath => containers.insert(
                 0,
                 first_module.unwrap_or_else(|| key(&self.modules[f as usize])),
             ),
@@ -1524,6 +1688,12 @@ impl<'a> DefIndex<'a> {
                         return done(found, Resolution::Scoped);
                     }
                 }
+                if self.module_declares(f, &scope, name) {
+                    // The file's module declares the name as something
+                    // else (`const X = make()`): `new X()` is that value,
+                    // no declaration of the name elsewhere.
+                    return Vec::new();
+                }
             }
             Receiver::Path | Receiver::PathOrValue | Receiver::Typed => {
                 if let Some((found, level)) = self.by_path(f, owner, reference, &all, wanted) {
@@ -1569,7 +1739,17 @@ impl<'a> DefIndex<'a> {
         let pool: Vec<DefRef> = match reference.receiver {
             Receiver::Value | Receiver::PathOrValue => all
                 .into_iter()
-                .filter(|c| self.def(*c).parent.is_some() || self.info(*c).qual.contains('\u{1}'))
+                .filter(|c| match self.def(*c).parent {
+                    // A function nested in a function is no member.
+                    Some(p) => !is_callable(
+                        self.def(DefRef {
+                            file: c.file,
+                            def: p,
+                        })
+                        .kind,
+                    ),
+                    None => self.info(*c).qual.contains('\u{1}'),
+                })
                 .collect(),
             _ => all,
         };
@@ -1583,6 +1763,24 @@ impl<'a> DefIndex<'a> {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// Whether the module file `f` is (Rust, Python, JavaScript) declares
+    /// `name` at its top level, of any kind.
+    fn module_declares(&self, f: u32, scope: &Scope, name: &str) -> bool {
+        let modules = self.files[f as usize].language.spec().graph.scope.modules;
+        if !matches!(modules, Modules::Rust | Modules::Python | Modules::FilePath) {
+            return false;
+        }
+        let Some(module) = scope.containers.first() else {
+            return false;
+        };
+        let full = if module.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{module}\u{1}{name}")
+        };
+        self.by_full.contains_key(&full)
     }
 
     /// A bare name imported under another name (`use a::b as c;`, `from m

@@ -1181,3 +1181,105 @@ fn python_calling_an_instance_runs_its_classs_call() {
     has(&e, "held -CALLS/scoped-> Base.__call__");
     lacks(&e, "plain -CALLS/scoped-> Base");
 }
+
+/// ES modules and CommonJS: imports name files, under their own names or
+/// others, and a module re-exports what it names (`index.js` barrels).
+#[test]
+fn javascript_imports_name_files() {
+    let files = tree(&[
+        ("src/a.js", "export function foo() {}\nexport default function bar() {}\nfunction baz() {}\nexport { baz as qux };\n"),
+        ("src/b.js", "export function foo() {}\nexport class Box { open() {} }\n"),
+        ("src/index.js", "export * from './b';\nexport { bar as renamed } from './a.js';\n"),
+        ("src/util/c.ts", "import myBar, { foo as f, qux } from '../a';\nimport * as ns from '../b.js';\nimport { Box, renamed } from '..';\nexport function run() { f(); myBar(); qux(); ns.foo(); renamed(); new Box(); }\n"),
+        ("src/d.js", "const a = require('./a');\nconst { foo } = require('./b');\nconst qux = require('./a').qux;\nfunction go() { a.foo(); foo(); qux(); }\n"),
+        ("lib/e.js", "import { foo } from 'some-package';\nfunction use() { foo(); }\n"),
+        // A value of the module hides another file's class of its name.
+        ("lib/f.ts", "export const Box = make();\nexport function build() { return new Box(); }\n"),
+        // A path alias and a workspace package with a path: the module
+        // that ends with it, a directory by its `index`.
+        ("app/page.tsx", "import { foo } from '@/src/a';\nimport { Box } from 'pkg/src';\nexport function Page() { foo(); new Box(); }\n"),
+    ]);
+    let e = edges(&files);
+    for wanted in [
+        "run -CALLS/scoped-> foo",
+        "run -CALLS/scoped-> bar",
+        "run -CALLS/scoped-> baz",
+        "run -CALLS/scoped-> Box",
+        "go -CALLS/scoped-> foo",
+    ] {
+        has(&e, wanted);
+    }
+    let id = |path: &str, qualname: &str| def_id(&files, path, qualname);
+    let index = DefIndex::new(&files);
+    let targets = |path: &str, from: &str| -> BTreeSet<String> {
+        let from = id(path, from);
+        index
+            .resolve_file(path)
+            .edges
+            .into_iter()
+            .filter(|e| e.from == from)
+            .map(|e| e.to)
+            .collect()
+    };
+    let run = targets("src/util/c.ts", "run");
+    // `f` is a's `foo`, `ns.foo` b's; the barrel's `renamed` is a's `bar`.
+    assert!(run.contains(&id("src/a.js", "foo")), "{e:#?}");
+    assert!(run.contains(&id("src/b.js", "foo")), "{e:#?}");
+    assert!(run.contains(&id("src/a.js", "bar")), "{e:#?}");
+    assert!(
+        run.contains(&id("src/b.js", "Box")) || run.contains(&id("src/b.js", "Box.constructor")),
+        "{e:#?}"
+    );
+    let page = targets("app/page.tsx", "Page");
+    assert!(page.contains(&id("src/a.js", "foo")), "{e:#?}");
+    assert!(!page.contains(&id("src/b.js", "foo")), "{e:#?}");
+    assert!(
+        page.contains(&id("src/b.js", "Box")) || page.contains(&id("src/b.js", "Box.constructor")),
+        "{e:#?}"
+    );
+    // A package name that is no file here (a workspace package, or one from
+    // outside): by name, as a global would be.
+    has(&e, "use -CALLS/ambiguous-> foo");
+    assert!(targets("lib/f.ts", "build").is_empty(), "{e:#?}");
+    // `qux` is a's `baz`, exported under another name.
+    let go = targets("src/d.js", "go");
+    assert_eq!(
+        go,
+        BTreeSet::from([
+            id("src/a.js", "foo"),
+            id("src/b.js", "foo"),
+            id("src/a.js", "baz")
+        ]),
+        "{e:#?}"
+    );
+}
+
+/// JavaScript values carry functions as Python's do: variables, arrays,
+/// returned functions, parameters and array callbacks; a nested function is
+/// a node, never a member of a receiver.
+#[test]
+fn javascript_values_carry_functions() {
+    let files = tree(&[(
+        "app.js",
+        "function foo() {}\nfunction bar() {}\nfunction make() { return bar; }\nfunction apply(f) { f(1); }\nfunction outer() { function inner() {} inner(); }\nfunction main() {\n  const g = foo;\n  g();\n  const fs = [foo, bar];\n  fs[1]();\n  make()();\n  apply(foo);\n  [1, 2].map(bar);\n  other.inner();\n}\n",
+    )]);
+    let e = edges(&files);
+    for wanted in [
+        "main -CALLS/scoped-> foo",
+        "main -CALLS/scoped-> bar",
+        "main -CALLS/scoped-> make",
+        "apply -CALLS/scoped-> foo",
+        "outer -CALLS/scoped-> outer.inner",
+    ] {
+        has(&e, wanted);
+    }
+    // `other.inner()` is some object's method, not `outer`'s function.
+    let inner = def_id(&files, "app.js", "outer.inner");
+    let main = def_id(&files, "app.js", "main");
+    let index = DefIndex::new(&files);
+    assert!(!index
+        .resolve_file("app.js")
+        .edges
+        .iter()
+        .any(|e| e.from == main && e.to == inner));
+}

@@ -8,8 +8,9 @@
 //! `const`/`let`/`var` declarator is a function when its value is an arrow
 //! function or a function expression, a variable otherwise.
 
+use super::flow::FlowSpec;
 use super::parts::Part;
-use super::refs::{GraphSpec, Qualifier, RefRole, ScopeRules};
+use super::refs::{GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::{DeclaratorRule, KindBy, LanguageSpec, Name, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
@@ -142,9 +143,26 @@ const GRAPH: GraphSpec = GraphSpec {
                 kind: "extends_clause",
             },
         ),
+        ("return_statement", RefRole::Returns),
+        ("import_statement", RefRole::EsImport { source: "source" }),
+        ("export_statement", RefRole::EsExport { source: "source" }),
+        (
+            "variable_declarator",
+            RefRole::Require {
+                function: "require",
+                name: "name",
+                value: "value",
+            },
+        ),
     ],
     paths: &[
-        ("member_expression", "object", "property", Qualifier::Value),
+        // `ns.f()` is a function of an imported module, or a method.
+        (
+            "member_expression",
+            "object",
+            "property",
+            Qualifier::PathOrValue,
+        ),
         ("nested_identifier", "object", "property", Qualifier::Path),
     ],
     wrappers: &[("generic_type", Some("name"))],
@@ -167,8 +185,13 @@ const GRAPH: GraphSpec = GraphSpec {
     calls_construct: None,
     constructor_method: Some("constructor"),
     decorators: &[],
-    flow: None,
-    scope: ScopeRules::by_name(true),
+    flow: Some(FLOW),
+    // A file is a module: imports name files (`./a.js`); what none
+    // imports resolves by name, as in a script of globals.
+    scope: ScopeRules {
+        modules: Modules::FilePath,
+        ..ScopeRules::by_name(true)
+    },
 };
 
 const PARTS: &[(&str, Part)] = &[
@@ -185,6 +208,76 @@ const PARTS: &[(&str, Part)] = &[
     ("body", Part::Body),
     ("value", Part::Body),
 ];
+
+/// Values that carry functions (`const f = bar; f()`, `[foo, bar][1]()`,
+/// `function run(cb) { cb() }`, `arr.map(foo)`). Arrow functions and
+/// function expressions are no nodes of the graph: a call of their
+/// parameters is not followed.
+const FLOW: FlowSpec = FlowSpec {
+    blocks: &["program", "statement_block"],
+    // An imported name holds what the resolver finds through the import.
+    imports: &[],
+    assignments: &[
+        ("variable_declarator", "name", "value"),
+        ("assignment_expression", "left", "right"),
+    ],
+    statements: &[
+        "lexical_declaration",
+        "variable_declaration",
+        "expression_statement",
+    ],
+    iteration: ("for_in_statement", "left", "right"),
+    sequences: &["array", "array_pattern"],
+    rest_target: "rest_pattern",
+    mapping: ("object", "pair", "key", "value"),
+    mapping_update: None,
+    subscript: ("subscript_expression", "object", "index"),
+    functions: &[
+        "function_declaration",
+        "generator_function_declaration",
+        "method_definition",
+    ],
+    parameters_field: "parameters",
+    anonymous_functions: &[],
+    parameters: &[
+        ("identifier", None),
+        ("assignment_pattern", Some("left")),
+        ("required_parameter", Some("pattern")),
+        ("optional_parameter", Some("pattern")),
+    ],
+    keyword_argument: None,
+    literals: &["number", "string"],
+    definitions: &[
+        ("function_declaration", "name"),
+        ("class_declaration", "name"),
+    ],
+    wrapper: ("export_statement", "declaration"),
+    attributes: (
+        "class_declaration",
+        "member_expression",
+        "object",
+        "property",
+    ),
+    // The array methods that call their callback before they return.
+    call_what_they_are_passed: &[
+        "map",
+        "forEach",
+        "filter",
+        "reduce",
+        "reduceRight",
+        "every",
+        "some",
+        "find",
+        "findIndex",
+        "findLast",
+        "findLastIndex",
+        "flatMap",
+        "sort",
+        "toSorted",
+    ],
+    import_calls: &[],
+    call_method: None,
+};
 
 /// One spec per grammar; all else is shared.
 const fn spec(

@@ -28,10 +28,11 @@ pub struct FlowSpec {
     /// Import statements: the names they bind (field `name`, an alias's
     /// `alias`) hold no value this walker can follow from then on.
     pub imports: &'static [&'static str],
-    /// `(kind, target field, value field)`: `a = v`; the kind may stand
-    /// in a statement of `statement` kind.
-    pub assignment: (&'static str, &'static str, &'static str),
-    pub statement: &'static str,
+    /// `(kind, target field, value field)`: `a = v`, `const a = v`; the
+    /// kind may stand in a statement of one of the `statements` kinds
+    /// (its first named child).
+    pub assignments: &'static [(&'static str, &'static str, &'static str)],
+    pub statements: &'static [&'static str],
     /// `(kind, variable field, iterated field)`: `for x in v`.
     pub iteration: (&'static str, &'static str, &'static str),
     /// Sequences written or unpacked: `[f, g]`, `a, b = f, g`.
@@ -46,8 +47,11 @@ pub struct FlowSpec {
     pub mapping_update: Option<&'static str>,
     /// `(kind, value field, index field)`: `a[k]`.
     pub subscript: (&'static str, &'static str, &'static str),
-    /// `(function kind, parameters field)`.
-    pub function: (&'static str, &'static str),
+    /// The kinds of named functions, the declaration first (the one a
+    /// function body may nest, a node of the graph), and the field of
+    /// their parameters.
+    pub functions: &'static [&'static str],
+    pub parameters_field: &'static str,
     /// Functions without a name (Python's `lambda`), with their parameters
     /// in the same field: nodes of the graph named by kind and position
     /// (`<lambda:3:9>`, see [`anonymous_name`]), wherever they stand.
@@ -56,7 +60,7 @@ pub struct FlowSpec {
     /// named child); other kinds in a parameter list end the positions.
     pub parameters: &'static [(&'static str, Option<&'static str>)],
     /// `(kind, name field, value field)`: `f(x=g)`.
-    pub keyword_argument: (&'static str, &'static str, &'static str),
+    pub keyword_argument: Option<(&'static str, &'static str, &'static str)>,
     /// Kinds of literal keys and indexes a subscript may be matched by.
     pub literals: &'static [&'static str],
     /// Declarations in a function body, with the field of their name: a
@@ -310,7 +314,6 @@ impl<'a> RefWalker<'a> {
             return std::rc::Rc::clone(facts);
         }
         let mut facts = BlockFacts::default();
-        let (kind, left, right) = flow.assignment;
         let mut cursor = parent.walk();
         for child in parent.named_children(&mut cursor) {
             let declared = if child.kind() == flow.wrapper.0 {
@@ -322,7 +325,7 @@ impl<'a> RefWalker<'a> {
                 for (k, field) in flow.definitions {
                     if declared.kind() == *k {
                         if let Some(n) = declared.child_by_field_name(field) {
-                            let what = if *k == flow.function.0 {
+                            let what = if flow.functions.contains(k) {
                                 Local::Function
                             } else {
                                 Local::Class
@@ -374,7 +377,7 @@ impl<'a> RefWalker<'a> {
                 }
                 continue;
             }
-            let assignment = if child.kind() == flow.statement {
+            let assignment = if flow.statements.contains(&child.kind()) {
                 child.named_child(0)
             } else {
                 Some(child)
@@ -385,7 +388,9 @@ impl<'a> RefWalker<'a> {
                 list.extend(pairs.into_iter().map(|(k, (s, e))| (at, k, (s, e))));
                 continue;
             }
-            let Some(assignment) = assignment.filter(|a| a.kind() == kind) else {
+            let Some((assignment, (kind, left, right))) =
+                assignment.and_then(|a| assignment_row(flow, a).map(|row| (a, row)))
+            else {
                 continue;
             };
             // `a = b = v`: every target gets the innermost value.
@@ -547,7 +552,7 @@ impl<'a> RefWalker<'a> {
         let mut node = at;
         let mut blocks = Vec::new();
         while let Some(parent) = self.up(node) {
-            if parent.kind() == flow.function.0 {
+            if flow.functions.contains(&parent.kind()) {
                 return blocks
                     .into_iter()
                     .find_map(|b| self.block_facts(flow, b).defined.get(name).copied());
@@ -620,7 +625,6 @@ impl<'a> RefWalker<'a> {
     ) -> std::collections::HashMap<String, Vec<(usize, usize)>> {
         let mut out: std::collections::HashMap<String, Vec<(usize, usize)>> =
             std::collections::HashMap::new();
-        let (kind, left, right) = flow.assignment;
         let mut stack: Vec<Node<'a>> = Vec::new();
         let mut cursor = class.walk();
         stack.extend(class.named_children(&mut cursor));
@@ -628,7 +632,7 @@ impl<'a> RefWalker<'a> {
             if node.kind() == flow.attributes.0 {
                 continue; // a nested class has its own `self`
             }
-            if node.kind() == kind {
+            if let Some((kind, left, right)) = assignment_row(flow, node) {
                 let target = node.child_by_field_name(left);
                 let mut value = node.child_by_field_name(right);
                 while let Some(v) = value.filter(|v| v.kind() == kind) {
@@ -781,7 +785,7 @@ impl<'a> RefWalker<'a> {
         function: Node<'a>,
         name: &str,
     ) -> Option<(u32, Node<'a>)> {
-        let params = function.child_by_field_name(flow.function.1)?;
+        let params = function.child_by_field_name(flow.parameters_field)?;
         let mut cursor = params.walk();
         let mut position = 0u32;
         for (i, p) in params.named_children(&mut cursor).enumerate() {
@@ -842,8 +846,10 @@ impl<'a> RefWalker<'a> {
             if arg.kind().ends_with("comment") {
                 continue;
             }
-            let (kind, key, value) = flow.keyword_argument;
-            let named = if arg.kind() == kind {
+            let named = if let Some((_, key, value)) = flow
+                .keyword_argument
+                .filter(|(kind, _, _)| arg.kind() == *kind)
+            {
                 match (arg.child_by_field_name(key), arg.child_by_field_name(value)) {
                     // `key=lambda x: …` passes the lambda, `key=v` what `v` holds.
                     (Some(k), Some(v)) => self
@@ -865,7 +871,18 @@ impl<'a> RefWalker<'a> {
 
 /// Whether nodes of `kind` declare parameters: a function, named or not.
 fn is_function(flow: &FlowSpec, kind: &str) -> bool {
-    kind == flow.function.0 || flow.anonymous_functions.contains(&kind)
+    flow.functions.contains(&kind) || flow.anonymous_functions.contains(&kind)
+}
+
+/// The row of the assignments table a node is, if any.
+pub(crate) fn assignment_row(
+    flow: &FlowSpec,
+    node: Node<'_>,
+) -> Option<(&'static str, &'static str, &'static str)> {
+    flow.assignments
+        .iter()
+        .find(|(kind, _, _)| *kind == node.kind())
+        .copied()
 }
 
 /// The name of a function without one: its kind and where it starts

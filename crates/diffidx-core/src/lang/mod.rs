@@ -1021,7 +1021,9 @@ fn nested_functions(
     let Some(flow) = graph.flow.as_ref() else {
         return Vec::new();
     };
-    let function = flow.function.0;
+    let Some(&function) = flow.functions.first() else {
+        return Vec::new();
+    };
     let Some((_, name_field)) = flow.definitions.iter().find(|(k, _)| *k == function) else {
         return Vec::new();
     };

@@ -213,8 +213,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             blocks: &["module", "block"],
             // `import a.b` binds `a`; `from m import a.b`, the last part.
             imports: &["import_statement", "import_from_statement"],
-            assignment: ("assignment", "left", "right"),
-            statement: "expression_statement",
+            assignments: &[("assignment", "left", "right")],
+            statements: &["expression_statement"],
             sequences: &[
                 "list",
                 "tuple",
@@ -228,7 +228,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             mapping: ("dictionary", "pair", "key", "value"),
             mapping_update: Some("update"),
             subscript: ("subscript", "value", "subscript"),
-            function: ("function_definition", "parameters"),
+            functions: &["function_definition"],
+            parameters_field: "parameters",
             anonymous_functions: &["lambda"],
             parameters: &[
                 ("identifier", None),
@@ -236,7 +237,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 ("typed_parameter", None),
                 ("typed_default_parameter", Some("name")),
             ],
-            keyword_argument: ("keyword_argument", "name", "value"),
+            keyword_argument: Some(("keyword_argument", "name", "value")),
             literals: &["integer", "string"],
             definitions: &[
                 ("function_definition", "name"),

@@ -182,6 +182,27 @@ pub enum RefRole {
     /// type's static members): a dotted path, a child of kind `wildcard`
     /// after it for `*`.
     ImportPath { wildcard: &'static str },
+    /// An ES module's `import d, {a as b}, * as ns from "s"` (and
+    /// TypeScript's `import x = require("s")`): the module as written in
+    /// field `source` is the first segment of each import's path (`./m.js`),
+    /// found from the file's directory by the resolver; a default import
+    /// is the module's name `default`, a namespace the module itself.
+    EsImport { source: &'static str },
+    /// An ES module's exports that name something other than a declaration
+    /// of its own name: `export {a as b}`, `export default f`, and the
+    /// re-exports `export {a} from "s"`, `export * from "s"`. The file's
+    /// own module is the segment `.`: another file that imports `b` (or
+    /// `default`) from it finds `a`.
+    EsExport { source: &'static str },
+    /// CommonJS `const m = require("s")`, `const {a, b: c} = require("s")`,
+    /// `const a = require("s").a` on a declarator (name and value fields):
+    /// imports as
+    /// [`RefRole::EsImport`] makes them.
+    Require {
+        function: &'static str,
+        name: &'static str,
+        value: &'static str,
+    },
 }
 
 /// Which operand of an operator receives the call.
@@ -211,6 +232,11 @@ pub enum Modules {
     /// when `src` is no package. A leading `.` segment of an import is the
     /// current package, each further one its parent.
     Python,
+    /// The module is the file's path without its extension
+    /// (`src/util/text.ts` → `src`, `util`, `text`), and an import names a
+    /// file relative to its own (`./text.js`, `../util`, a directory's
+    /// `index`): ES modules and CommonJS.
+    FilePath,
 }
 
 /// Scope rules of a language, as data for the resolver.
@@ -639,6 +665,13 @@ impl<'a> RefWalker<'a> {
             }
             RefRole::ImportModules => self.imported_names(node, &[]),
             RefRole::ImportPath { wildcard } => self.import_path(node, wildcard),
+            RefRole::EsImport { source } => self.es_import(node, source),
+            RefRole::EsExport { source } => self.es_export(node, source),
+            RefRole::Require {
+                function,
+                name,
+                value,
+            } => self.require(node, function, name, value),
             RefRole::ImportFrom { module } => {
                 let Some(module) = node.child_by_field_name(module) else {
                     return;
@@ -711,14 +744,240 @@ impl<'a> RefWalker<'a> {
             if let Some((tail, alias)) = self.imported_name(name) {
                 let mut path = base.to_vec();
                 path.extend(tail);
-                self.imports.push(Import {
-                    kind: ImportKind::Name,
-                    path,
-                    alias,
-                    line: line(node),
-                    owner: None,
-                });
+                self.import_as(node, path, alias);
             }
+        }
+    }
+
+    /// One import of a name (`path` ends with it) by the local `name`.
+    fn import_as(&mut self, node: Node<'_>, path: Vec<String>, name: Option<String>) {
+        let alias = name.filter(|n| path.last() != Some(n));
+        self.imports.push(Import {
+            kind: ImportKind::Name,
+            path,
+            alias,
+            line: line(node),
+            owner: None,
+        });
+    }
+
+    /// A string literal's content (`"./m.js"` → `./m.js`).
+    fn string_content(&self, node: Node<'_>) -> Option<String> {
+        let text = self.text(node).trim();
+        let inner = text
+            .strip_prefix(['"', '\''])
+            .and_then(|t| t.strip_suffix(['"', '\'']))?;
+        (!inner.is_empty()).then(|| inner.to_owned())
+    }
+
+    /// See [`RefRole::EsImport`].
+    fn es_import(&mut self, node: Node<'_>, source: &str) {
+        let from = node
+            .child_by_field_name(source)
+            .and_then(|s| self.string_content(s));
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for child in children {
+            match child.kind() {
+                "import_clause" => {
+                    let Some(from) = from.clone() else {
+                        continue;
+                    };
+                    let mut cursor = child.walk();
+                    let parts: Vec<Node<'_>> = child.named_children(&mut cursor).collect();
+                    for part in parts {
+                        match part.kind() {
+                            "identifier" => {
+                                let local = self.text(part).trim().to_owned();
+                                self.import_as(
+                                    node,
+                                    vec![from.clone(), "default".into()],
+                                    Some(local),
+                                );
+                            }
+                            "namespace_import" => {
+                                let local =
+                                    part.named_child(0).map(|n| self.text(n).trim().to_owned());
+                                self.import_as(node, vec![from.clone()], local);
+                            }
+                            "named_imports" => {
+                                for (name, local) in self.specifiers(part) {
+                                    self.import_as(node, vec![from.clone(), name], local);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                // TypeScript's `import x = require("s")`.
+                "import_require_clause" => {
+                    let Some(from) = child
+                        .child_by_field_name(source)
+                        .and_then(|s| self.string_content(s))
+                    else {
+                        continue;
+                    };
+                    let local = child.named_child(0).map(|n| self.text(n).trim().to_owned());
+                    self.import_as(node, vec![from], local);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The `(name, alias)` of each specifier of an import or export list
+    /// (`{a as b, c}`).
+    fn specifiers(&self, list: Node<'_>) -> Vec<(String, Option<String>)> {
+        let mut cursor = list.walk();
+        list.named_children(&mut cursor)
+            .filter_map(|specifier| {
+                let name = self.export_name(specifier.child_by_field_name("name")?);
+                let alias = specifier
+                    .child_by_field_name("alias")
+                    .map(|a| self.export_name(a));
+                Some((name, alias))
+            })
+            .collect()
+    }
+
+    /// A name in an import or export list (`a`, `default`, `"a-b"`).
+    fn export_name(&self, node: Node<'_>) -> String {
+        self.string_content(node)
+            .filter(|_| node.kind() == "string")
+            .unwrap_or_else(|| self.text(node).trim().to_owned())
+    }
+
+    /// See [`RefRole::EsExport`].
+    fn es_export(&mut self, node: Node<'_>, source: &str) {
+        let from = node
+            .child_by_field_name(source)
+            .and_then(|s| self.string_content(s));
+        let module = from.clone().unwrap_or_else(|| ".".to_owned());
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        let mut default = false;
+        for child in children {
+            match child.kind() {
+                "default" => default = true,
+                "export_clause" => {
+                    for (name, alias) in self.specifiers(child) {
+                        // `export {a}` of a name of its own: nothing to add.
+                        if from.is_none() && alias.as_ref().is_none_or(|a| *a == name) {
+                            continue;
+                        }
+                        self.import_as(node, vec![module.clone(), name], alias);
+                    }
+                }
+                "namespace_export" => {
+                    if let Some(from) = from.clone() {
+                        let local = child.named_child(0).map(|n| self.export_name(n));
+                        self.import_as(node, vec![from], local);
+                    }
+                }
+                "*" => {
+                    if let Some(from) = from.clone() {
+                        self.imports.push(Import {
+                            kind: ImportKind::Glob,
+                            path: vec![from],
+                            alias: None,
+                            line: line(node),
+                            owner: None,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !default {
+            return;
+        }
+        // `export default f` / `export default function f() {}`: `default`
+        // is `f` (an anonymous one is a declaration named `default`).
+        let named = match node
+            .child_by_field_name("value")
+            .or_else(|| node.child_by_field_name("declaration"))
+        {
+            Some(v) if v.kind() == "identifier" => Some(v),
+            Some(v) => v.child_by_field_name("name"),
+            None => None,
+        };
+        if let Some(named) = named {
+            let name = self.text(named).trim().to_owned();
+            self.import_as(node, vec![".".to_owned(), name], Some("default".to_owned()));
+        }
+    }
+
+    /// See [`RefRole::Require`].
+    fn require(&mut self, node: Node<'_>, function: &str, name: &str, value: &str) {
+        let Some(mut call) = node.child_by_field_name(value) else {
+            return;
+        };
+        // `const f = require("s").f`: one name of the module.
+        let mut member = None;
+        if let Some(object) = self
+            .spec
+            .paths
+            .iter()
+            .find_map(|(kind, object, property, _)| {
+                (call.kind() == *kind).then(|| {
+                    (
+                        call.child_by_field_name(object),
+                        call.child_by_field_name(property),
+                    )
+                })
+            })
+        {
+            let (Some(object), Some(property)) = object else {
+                return;
+            };
+            member = Some(self.text(property).trim().to_owned());
+            call = object;
+        }
+        let callee = call.child_by_field_name("function");
+        if callee.is_none_or(|c| self.text(c).trim() != function) {
+            return;
+        }
+        let Some(from) = call
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            .filter(|a| a.kind() == "string")
+            .and_then(|a| self.string_content(a))
+        else {
+            return;
+        };
+        let Some(target) = node.child_by_field_name(name) else {
+            return;
+        };
+        match target.kind() {
+            "identifier" => {
+                let local = self.text(target).trim().to_owned();
+                let path = std::iter::once(from).chain(member).collect();
+                self.import_as(node, path, Some(local));
+            }
+            _ if member.is_some() => {}
+            "object_pattern" => {
+                let mut cursor = target.walk();
+                let parts: Vec<Node<'_>> = target.named_children(&mut cursor).collect();
+                for part in parts {
+                    let (key, local) = match part.kind() {
+                        "shorthand_property_identifier_pattern" => (Some(part), None),
+                        // `{a: b}` binds `b`; a nested pattern, nothing followed.
+                        "pair_pattern" => match part.child_by_field_name("value") {
+                            Some(v) if v.kind() == "identifier" => (
+                                part.child_by_field_name("key"),
+                                Some(self.text(v).trim().to_owned()),
+                            ),
+                            _ => (None, None),
+                        },
+                        _ => (None, None),
+                    };
+                    if let Some(key) = key {
+                        let key = self.text(key).trim().to_owned();
+                        self.import_as(node, vec![from.clone(), key], local);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -751,8 +1010,10 @@ impl<'a> RefWalker<'a> {
         }) else {
             return;
         };
-        let (kind, target, value) = flow.assignment;
-        let Some(assignment) = self.up(call).filter(|a| a.kind() == kind) else {
+        let Some(assignment) = self.up(call) else {
+            return;
+        };
+        let Some((_, target, value)) = super::flow::assignment_row(flow, assignment) else {
             return;
         };
         let assigned = assignment.child_by_field_name(target);
