@@ -247,6 +247,14 @@ pub fn file_module(path: &str) -> Vec<String> {
     out
 }
 
+/// Whether module `index` is the `index` file of the directory `module`
+/// names (`a/index` of `a`).
+fn is_index_of(index: &[String], module: &[String]) -> bool {
+    index
+        .split_last()
+        .is_some_and(|(last, dir)| last == "index" && dir == module)
+}
+
 fn is_interface(kind: SymbolKind) -> bool {
     matches!(kind, SymbolKind::Interface | SymbolKind::Trait)
 }
@@ -1086,18 +1094,14 @@ impl<'a> DefIndex<'a> {
                             .all(|(a, b)| a == b)
                 })
                 .collect();
-            match found.as_slice() {
+            return match found.as_slice() {
                 [] => continue,
-                [one] => return Some((*one).clone()),
+                [one] => Some((*one).clone()),
                 // `a.ts` beside `a/index.ts`: the file, as Node finds it.
-                many => {
-                    return many
-                        .iter()
-                        .find(|m| m.last().is_some_and(|l| l != "index"))
-                        .filter(|_| many.len() == 2)
-                        .map(|m| (*m).clone());
-                }
-            }
+                [a, b] if is_index_of(b, a) => Some((*a).clone()),
+                [a, b] if is_index_of(a, b) => Some((*b).clone()),
+                _ => None,
+            };
         }
         None
     }

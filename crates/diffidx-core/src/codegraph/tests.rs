@@ -1193,6 +1193,10 @@ fn javascript_imports_name_files() {
         ("src/util/c.ts", "import myBar, { foo as f, qux } from '../a';\nimport * as ns from '../b.js';\nimport { Box, renamed } from '..';\nexport function run() { f(); myBar(); qux(); ns.foo(); renamed(); new Box(); }\n"),
         ("src/d.js", "const a = require('./a');\nconst { foo } = require('./b');\nconst qux = require('./a').qux;\nfunction go() { a.foo(); foo(); qux(); }\n"),
         ("lib/e.js", "import { foo } from 'some-package';\nfunction use() { foo(); }\n"),
+        // An alias two modules end with names neither.
+        ("x/util.ts", "export function foo() {}\n"),
+        ("y/util.ts", "export function foo() {}\n"),
+        ("lib/h.ts", "import { foo } from '~/util';\nexport function h() { foo(); }\n"),
         // A value of the module hides another file's class of its name.
         ("lib/f.ts", "export const Box = make();\nexport function build() { return new Box(); }\n"),
         // A path alias and a workspace package with a path: the module
@@ -1241,6 +1245,7 @@ fn javascript_imports_name_files() {
     // outside): by name, as a global would be.
     has(&e, "use -CALLS/ambiguous-> foo");
     assert!(targets("lib/f.ts", "build").is_empty(), "{e:#?}");
+    has(&e, "h -CALLS/ambiguous-> foo");
     // `qux` is a's `baz`, exported under another name.
     let go = targets("src/d.js", "go");
     assert_eq!(
