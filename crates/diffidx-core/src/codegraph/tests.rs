@@ -62,6 +62,18 @@ fn def_id(files: &BTreeMap<String, SourceFile>, path: &str, qualname: &str) -> S
     symbol_id(path, def.kind, &def.qualname, &def.sig)
 }
 
+/// The ids of the declarations `qualname` of file `path` has an edge to.
+fn callees(files: &BTreeMap<String, SourceFile>, path: &str, qualname: &str) -> BTreeSet<String> {
+    let from = def_id(files, path, qualname);
+    DefIndex::new(files)
+        .resolve_file(path)
+        .edges
+        .into_iter()
+        .filter(|e| e.from == from)
+        .map(|e| e.to)
+        .collect()
+}
+
 fn has(edges: &[String], wanted: &str) {
     assert!(
         edges.iter().any(|e| e == wanted),
@@ -1214,17 +1226,7 @@ fn javascript_imports_name_files() {
         has(&e, wanted);
     }
     let id = |path: &str, qualname: &str| def_id(&files, path, qualname);
-    let index = DefIndex::new(&files);
-    let targets = |path: &str, from: &str| -> BTreeSet<String> {
-        let from = id(path, from);
-        index
-            .resolve_file(path)
-            .edges
-            .into_iter()
-            .filter(|e| e.from == from)
-            .map(|e| e.to)
-            .collect()
-    };
+    let targets = |path: &str, from: &str| callees(&files, path, from);
     let run = targets("src/util/c.ts", "run");
     // `f` is a's `foo`, `ns.foo` b's; the barrel's `renamed` is a's `bar`.
     assert!(run.contains(&id("src/a.js", "foo")), "{e:#?}");
@@ -1280,11 +1282,5 @@ fn javascript_values_carry_functions() {
     }
     // `other.inner()` is some object's method, not `outer`'s function.
     let inner = def_id(&files, "app.js", "outer.inner");
-    let main = def_id(&files, "app.js", "main");
-    let index = DefIndex::new(&files);
-    assert!(!index
-        .resolve_file("app.js")
-        .edges
-        .iter()
-        .any(|e| e.from == main && e.to == inner));
+    assert!(!callees(&files, "app.js", "main").contains(&inner));
 }
