@@ -446,6 +446,71 @@ fn log_at_a_file_and_line_answers_for_the_innermost_symbol_there() {
 }
 
 #[test]
+fn log_leaves_out_a_side_branch_change_its_merge_did_not_keep() {
+    let mut repo = TestRepo::new();
+    repo.write("Cart.cs", SHOP);
+    repo.commit("cart");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("Cart.cs", SHOP.replace("return a;", "return a + 1;"));
+    repo.commit("total on the branch");
+    repo.git(&["checkout", "-q", "-"]);
+    repo.write("Cart.cs", SHOP.replace("return a;", "return a + 5;"));
+    repo.commit("total on main");
+    // The merge keeps main's files: the branch's change never arrived.
+    repo.git(&[
+        "merge",
+        "-q",
+        "-s",
+        "ours",
+        "-m",
+        "merge feature",
+        "feature",
+    ]);
+    repo.git(&["checkout", "-q", "-b", "kept", "feature"]);
+    repo.write("Other.cs", "class Other { }\n");
+    repo.commit("other on kept");
+    repo.git(&["checkout", "-q", "-"]);
+    repo.ok(&["index", "-q", "--all"]);
+
+    let subjects = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["log", "--json"];
+        all.extend_from_slice(args);
+        json(&repo.ok(&all))
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["subject"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(subjects(&["Total"]), ["total on main", "cart"]);
+    assert_eq!(
+        subjects(&["Total", "--full-history"]),
+        ["total on main", "total on the branch", "cart"]
+    );
+    // As git log lists them for the file.
+    let git_log = repo.git(&["log", "--format=%s", "--", "Cart.cs"]);
+    assert_eq!(
+        git_log.lines().collect::<Vec<_>>(),
+        ["total on main", "cart"]
+    );
+    let out = repo.diffidx(&["log", "Total"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "1 change on side branches whose merge kept the other side's files is hidden"
+        ),
+        "{stderr}"
+    );
+    // On a branch that kept it, the change is there.
+    assert_eq!(
+        subjects(&["Total", "kept"]),
+        ["total on the branch", "cart"]
+    );
+    let both = repo.diffidx(&["log", "Total", "--first-parent", "--full-history"]);
+    assert_eq!(both.status.code(), Some(2));
+}
+
+#[test]
 fn first_parent_log_credits_a_side_branch_to_its_merge() {
     let mut repo = TestRepo::new();
     repo.write("Cart.cs", SHOP);

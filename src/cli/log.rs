@@ -1,7 +1,8 @@
-//! `git diffidx log [--symbol] NAME|FILE:LINE [REV] [--all|--first-parent] [--kind K] [--path P] [--since D] [--until D] [--author A] [--json] [-p]`
+//! `git diffidx log [--symbol] NAME|FILE:LINE [REV] [--all|--first-parent|--full-history] [--kind K] [--path P] [--since D] [--until D] [--author A] [--json] [-p]`
 
 use anyhow::Context as _;
 use clap::Args;
+use diffidx_lib::api::history::{walk_history, HistoryWalk};
 use diffidx_lib::store::HistoryEntry;
 
 use super::pager::print_paged;
@@ -35,8 +36,14 @@ pub struct LogArgs {
     /// Follow only the first parent of merges, as `git log --first-parent`:
     /// a side branch's changes are shown at the merge that brought them in
     /// (`--json`: `side_commits` lists them).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "full_history")]
     pub first_parent: bool,
+
+    /// Every change, also those of a side branch whose merge kept the other
+    /// side's version of the files, as `git log --full-history`; by default
+    /// they are left out, as `git log -- FILE` leaves them out.
+    #[arg(long, conflicts_with = "all")]
+    pub full_history: bool,
 
     /// Only symbols of this kind (method, class, function, ...).
     #[arg(long, value_name = "KIND")]
@@ -178,9 +185,21 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<()> {
             if hidden == 1 { "it" } else { "them" },
         );
     }
+    let walk = HistoryWalk::from_flags(args.first_parent, args.full_history);
     let entries = match tip {
-        Some(tip) if args.first_parent => {
-            diffidx_lib::api::history::first_parent_history(&repo, tip, history.entries)?
+        Some(tip) if !args.all => {
+            let (entries, dropped) = walk_history(&repo, tip, history.entries, walk)?;
+            if dropped > 0 {
+                eprintln!(
+                    "note: {dropped} change{} on side branches whose merge kept the other side's \
+                     files {} hidden, as `git log` hides {}; `--full-history` shows {}",
+                    if dropped == 1 { "" } else { "s" },
+                    if dropped == 1 { "is" } else { "are" },
+                    if dropped == 1 { "it" } else { "them" },
+                    if dropped == 1 { "it" } else { "them" },
+                );
+            }
+            entries
         }
         _ => history.entries,
     };

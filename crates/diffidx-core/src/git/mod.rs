@@ -415,6 +415,106 @@ impl Repo {
         Ok(found)
     }
 
+    /// Which of `wanted` `git log TIP -- PATHS` lists: the history of `tip`
+    /// simplified as git simplifies it by default. At a merge whose files
+    /// at `paths` are those of one of its parents (TREESAME), only the first
+    /// such parent is followed: what the other side did to them did not
+    /// reach the merge. Other commits follow all their parents.
+    ///
+    /// The walk goes newest first and stops once every wanted commit is
+    /// reached or it passes a day before the oldest of them (the slack
+    /// absorbs clocks that ran a little backwards), so it costs the part of
+    /// the history the wanted commits span. A commit a shallow clone lacks
+    /// ends its line. A commit that cannot be read is an error.
+    pub fn simplified_history_among(
+        &self,
+        tip: ObjectId,
+        paths: &[&str],
+        wanted: &HashSet<ObjectId>,
+    ) -> Result<HashSet<ObjectId>> {
+        use std::collections::BinaryHeap;
+        let mut found = HashSet::new();
+        let mut oldest: Option<i64> = None;
+        for &id in wanted {
+            if let Ok(Ok(time)) = self.repo.find_commit(id).map(|c| c.time()) {
+                oldest = Some(oldest.map_or(time.seconds, |o| o.min(time.seconds)));
+            }
+        }
+        let Some(oldest) = oldest else {
+            return Ok(found);
+        };
+        let cutoff = oldest.saturating_sub(86_400);
+        // A commit's time, tree and parents (those present).
+        let read = |id: ObjectId| -> Result<(i64, ObjectId, Vec<ObjectId>)> {
+            let commit = self.repo.find_commit(id).map_err(|e| Error::Object {
+                id: id.to_string(),
+                reason: e.to_string(),
+            })?;
+            // Decoded once: each accessor of a `gix::Commit` parses it again.
+            let decoded = commit.decode().map_err(|e| Error::Object {
+                id: id.to_string(),
+                reason: e.to_string(),
+            })?;
+            let time = decoded
+                .committer()
+                .ok()
+                .and_then(|c| c.time().ok())
+                .map_or(0, |t| t.seconds);
+            let parents = decoded
+                .parents()
+                .filter(|&p| self.repo.has_object(p))
+                .collect();
+            Ok((time, decoded.tree(), parents))
+        };
+        let mut trees = Trees::new(&self.repo);
+        // Newest first; each queued commit read once.
+        let mut queue: BinaryHeap<(i64, ObjectId)> = BinaryHeap::new();
+        let mut read_commits: HashMap<ObjectId, (ObjectId, Vec<ObjectId>)> = HashMap::new();
+        let (time, tree, parents) = read(tip)?;
+        queue.push((time, tip));
+        read_commits.insert(tip, (tree, parents));
+        while let Some((time, id)) = queue.pop() {
+            if time < cutoff {
+                break;
+            }
+            if wanted.contains(&id) {
+                found.insert(id);
+                if found.len() == wanted.len() {
+                    break;
+                }
+            }
+            let (tree, parents) = read_commits[&id].clone();
+            let followed = if parents.len() > 1 {
+                let mut same = None;
+                for &parent in &parents {
+                    let parent_tree = read_commits
+                        .get(&parent)
+                        .map(|(t, _)| *t)
+                        .map_or_else(|| read(parent).map(|r| r.1), Ok)?;
+                    if trees.same_files(tree, parent_tree, paths)? {
+                        same = Some(parent);
+                        break;
+                    }
+                }
+                match same {
+                    Some(parent) => vec![parent],
+                    None => parents,
+                }
+            } else {
+                parents
+            };
+            for parent in followed {
+                if let std::collections::hash_map::Entry::Vacant(slot) = read_commits.entry(parent)
+                {
+                    let (time, tree, its_parents) = read(parent)?;
+                    queue.push((time, parent));
+                    slot.insert((tree, its_parents));
+                }
+            }
+        }
+        Ok(found)
+    }
+
     /// Every commit in the history of `tip` (itself included): one walk.
     pub fn ancestors(&self, tip: ObjectId) -> Result<HashSet<ObjectId>> {
         let walk = self
@@ -836,6 +936,84 @@ fn describe_rev_error(parser: &str) -> String {
         "the short id matches more than one object; give more of it".to_owned()
     } else {
         "not a revision this repository has".to_owned()
+    }
+}
+
+/// Trees read once for a walk that compares files across commits: a
+/// merge's trees are, next time, those of the merge whose parent it is,
+/// and commits share most subtrees.
+struct Trees<'r> {
+    repo: &'r gix::Repository,
+    read: HashMap<ObjectId, Vec<TreeEntry>>,
+}
+
+/// An entry of a tree, as [`Trees`] keeps it.
+struct TreeEntry {
+    name: Vec<u8>,
+    id: ObjectId,
+    is_tree: bool,
+    /// A regular or executable file (what `Repo::blob_at` finds).
+    is_file: bool,
+}
+
+impl<'r> Trees<'r> {
+    fn new(repo: &'r gix::Repository) -> Trees<'r> {
+        Trees {
+            repo,
+            read: HashMap::new(),
+        }
+    }
+
+    /// The entry `name` of a tree (a subtree, or a file when `file`).
+    fn entry(&mut self, tree: ObjectId, name: &[u8], file: bool) -> Result<Option<ObjectId>> {
+        if !self.read.contains_key(&tree) {
+            let bad = |e: &dyn std::fmt::Display| Error::Object {
+                id: tree.to_string(),
+                reason: e.to_string(),
+            };
+            let object = self.repo.find_tree(tree).map_err(|e| bad(&e))?;
+            let decoded = object.decode().map_err(|e| bad(&e))?;
+            let entries = decoded
+                .entries
+                .iter()
+                .map(|e| {
+                    let kind = e.mode.kind();
+                    TreeEntry {
+                        name: e.filename.to_vec(),
+                        id: e.oid.to_owned(),
+                        is_tree: kind == EntryKind::Tree,
+                        is_file: matches!(kind, EntryKind::Blob | EntryKind::BlobExecutable),
+                    }
+                })
+                .collect();
+            self.read.insert(tree, entries);
+        }
+        Ok(self.read[&tree]
+            .iter()
+            .find(|e| e.name == name && if file { e.is_file } else { e.is_tree })
+            .map(|e| e.id))
+    }
+
+    /// Whether every path holds the same file (or none) in two trees. A
+    /// path is read down only while its directories differ.
+    fn same_files(&mut self, a: ObjectId, b: ObjectId, paths: &[&str]) -> Result<bool> {
+        for path in paths {
+            let parts: Vec<&str> = path.split('/').collect();
+            let (mut a, mut b) = (Some(a), Some(b));
+            for (i, name) in parts.iter().enumerate() {
+                let (x, y) = match (a, b) {
+                    (Some(x), Some(y)) if x != y => (x, y),
+                    _ => break,
+                };
+                let file = i + 1 == parts.len();
+                a = self.entry(x, name.as_bytes(), file)?;
+                b = self.entry(y, name.as_bytes(), file)?;
+            }
+            if a != b {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 

@@ -4,7 +4,7 @@
 //! --first-parent`: what each commit of the main line brought, a merge
 //! answering for its side branch, as `git log --first-parent` shows it).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use diffidx_core::git::Repo;
 use diffidx_core::symbol::display_name;
@@ -116,6 +116,80 @@ pub fn symbol_at(
         start_line: symbol.start_line,
         end_line: symbol.end_line,
     })
+}
+
+/// How `log` walks the history of its revision, as `git log` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HistoryWalk {
+    /// git's default: a merge that kept one side's version of the
+    /// symbol's files hides what the other side did to them.
+    #[default]
+    Simplified,
+    /// Every change in the history (`--full-history`).
+    Full,
+    /// The main line, a merge answering for its side branch
+    /// (`--first-parent`).
+    FirstParent,
+}
+
+impl HistoryWalk {
+    /// The walk `--first-parent` and `--full-history` ask for (the first
+    /// wins; callers reject both).
+    pub fn from_flags(first_parent: bool, full_history: bool) -> HistoryWalk {
+        match (first_parent, full_history) {
+            (true, _) => HistoryWalk::FirstParent,
+            (false, true) => HistoryWalk::Full,
+            (false, false) => HistoryWalk::Simplified,
+        }
+    }
+}
+
+/// `entries` (newest first, all in `tip`'s history) as `walk` sees them,
+/// and how many the simplified walk hid.
+pub fn walk_history(
+    repo: &Repo,
+    tip: ObjectId,
+    entries: Vec<HistoryEntry>,
+    walk: HistoryWalk,
+) -> Result<(Vec<HistoryEntry>, usize), ApiError> {
+    match walk {
+        HistoryWalk::Full => Ok((entries, 0)),
+        HistoryWalk::FirstParent => Ok((first_parent_history(repo, tip, entries)?, 0)),
+        HistoryWalk::Simplified => simplified_history(repo, tip, entries),
+    }
+}
+
+/// `entries` without the changes `git log TIP -- FILES` would not list,
+/// FILES being every file the entries name: a side branch's change its
+/// merge did not keep (the merge's files are those of the other parent) is
+/// no part of how the symbol came to be at `tip`.
+fn simplified_history(
+    repo: &Repo,
+    tip: ObjectId,
+    entries: Vec<HistoryEntry>,
+) -> Result<(Vec<HistoryEntry>, usize), ApiError> {
+    let mut paths: Vec<&str> = entries
+        .iter()
+        .flat_map(|e| std::iter::once(e.path.as_str()).chain(e.old_path.as_deref()))
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let commits: HashSet<ObjectId> = entries
+        .iter()
+        .filter_map(|e| ObjectId::from_hex(e.commit.as_bytes()).ok())
+        .collect();
+    let kept = repo.simplified_history_among(tip, &paths, &commits)?;
+    let before = entries.len();
+    let entries: Vec<HistoryEntry> = entries
+        .into_iter()
+        .filter(|e| {
+            ObjectId::from_hex(e.commit.as_bytes())
+                .ok()
+                .is_none_or(|id| kept.contains(&id))
+        })
+        .collect();
+    let hidden = before - entries.len();
+    Ok((entries, hidden))
 }
 
 /// `entries` (newest first, all in `tip`'s history) as the first-parent

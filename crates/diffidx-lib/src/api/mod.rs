@@ -391,6 +391,11 @@ pub fn log(
             "--all and --first-parent contradict each other; give one",
         ));
     }
+    if params.first_parent && params.full_history {
+        return Err(ApiError::usage(
+            "--first-parent and --full-history contradict each other; give one",
+        ));
+    }
     let tip = match &params.rev {
         Some(rev) => Some(repo.resolve_commit(rev)?),
         None => repo.resolve_commit("HEAD").ok(),
@@ -415,10 +420,9 @@ pub fn log(
             params.symbol
         )));
     }
+    let walk = history::HistoryWalk::from_flags(params.first_parent, params.full_history);
     let entries = match tip {
-        Some(tip) if params.first_parent => {
-            history::first_parent_history(repo, tip, history.entries)?
-        }
+        Some(tip) if !params.all => history::walk_history(repo, tip, history.entries, walk)?.0,
         _ => history.entries,
     };
     let mut entries = filter_history(

@@ -90,6 +90,11 @@ pub struct LogParams {
     /// brought them in (`git log --first-parent`).
     #[serde(default)]
     pub first_parent: bool,
+    /// Every change, also those of side branches whose merge kept the other
+    /// side's files (`git log --full-history`); by default they are left
+    /// out, as `git log` leaves them out.
+    #[serde(default)]
+    pub full_history: bool,
 }
 
 /// `show`.
