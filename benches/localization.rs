@@ -426,13 +426,19 @@ fn main() {
                 .entry("hybrid (reciprocal rank)")
                 .or_default()
                 .add(instance, &ranked, &files);
-            for (label, weight) in [
-                ("diffidx + vectors 0.5", 0.5),
-                ("diffidx + vectors 1", 1.0),
-                ("diffidx + vectors 2", 2.0),
+            for (label, weight, files) in [
+                ("diffidx + vectors 0.5", 0.5, None),
+                ("diffidx + vectors 1", 1.0, None),
+                ("diffidx + vectors 2", 2.0, None),
+                (
+                    "diffidx + vectors 0.5, files at 1 (`--semantic`)",
+                    0.5,
+                    Some(1.0),
+                ),
             ] {
                 let params = RankParams {
                     vectors: weight,
+                    file_vectors: files,
                     ..RankParams::default()
                 };
                 let answer = searcher

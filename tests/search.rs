@@ -425,3 +425,51 @@ fn snippets_fold_a_hit_to_its_signature_and_first_lines() {
     // Without the flag there is none.
     assert!(first(&repo, &["prepare_body"]).get("snippet").is_none());
 }
+
+#[test]
+fn files_are_read_off_the_vectors_at_their_own_weight() {
+    use diffidx_lib::search::{RankParams, SearchQuery, Searcher};
+    let repo = python_package();
+    let git_repo = diffidx_core::git::Repo::discover(repo.path()).unwrap();
+    let store =
+        diffidx_lib::open::for_reading(&git_repo, std::time::Duration::from_secs(30)).unwrap();
+    let reader = store.reader().unwrap();
+    let state = diffidx_lib::state::StateDir::of(&git_repo);
+    let searcher = Searcher::load(&reader, &state).unwrap();
+    let entries = reader.search_entries().unwrap();
+    let id = |qualname: &str| {
+        entries
+            .iter()
+            .find(|e| e.qualname == qualname)
+            .unwrap()
+            .id
+            .clone()
+    };
+    // The words point at sessions.py; these vectors at models.py.
+    let vectors = vec![
+        (id("Request.prepare_body"), 0.9_f32),
+        (id("Session.resolve_redirects"), 0.1),
+    ];
+    let query = SearchQuery::new(
+        "Redirects lose the method of the original request\n\n\
+         After a redirect the method of the original request is not kept.",
+        10,
+    );
+    let answer = |file_vectors: Option<f64>| {
+        let params = RankParams {
+            vectors: 0.1,
+            file_vectors,
+            ..RankParams::default()
+        };
+        searcher
+            .search_with_vectors(&reader, &query, &params, &vectors)
+            .unwrap()
+    };
+    let same = answer(None);
+    assert_eq!(same.hits[0].qualname, "Session.resolve_redirects");
+    assert_eq!(same.files[0].path, "shop/sessions.py", "{:?}", same.files);
+    let heavier = answer(Some(10.0));
+    assert_eq!(heavier.files[0].path, "shop/models.py", "{:?}", heavier.files);
+    // The symbols stay ranked at the symbols' weight.
+    assert_eq!(heavier.hits[0].qualname, "Session.resolve_redirects");
+}
