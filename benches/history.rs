@@ -22,7 +22,7 @@
 //! start is indexed whole; each method is asked for by position, `log
 //! FILE:LINE START --json` (the innermost symbol holding the oracle's line,
 //! the line of the method's name; its newest entry must carry that name),
-//! and again with `--first-parent`.
+//! and again with `--full-history` and `--first-parent`.
 //! Commit-level precision and recall are summed over methods; a history is
 //! exact when both sets are equal. A change the oracle credits to a merge
 //! counts as found at the merge or at a commit it names as its alternative.
@@ -41,6 +41,10 @@ use std::process::Command;
 use std::time::Instant;
 
 use process::{bin, git};
+
+/// How `log` is asked to walk: its default (git's simplified history),
+/// every change, the main line.
+const WALKS: [Option<&str>; 3] = [None, Some("--full-history"), Some("--first-parent")];
 
 /// One method's expected history.
 struct Method {
@@ -111,9 +115,9 @@ fn main() {
             .or_default()
             .push(m);
     }
-    // Per oracle: every commit, without doc-only ones; then both again
-    // with `--first-parent`.
-    let mut scores: BTreeMap<&'static str, [Score; 4]> = BTreeMap::new();
+    // Per oracle and walk (`log`'s flag): every commit, and without
+    // doc-only ones.
+    let mut scores: BTreeMap<&'static str, [[Score; 2]; WALKS.len()]> = BTreeMap::new();
     let mut type_scores: BTreeMap<&'static str, TypeScore> = BTreeMap::new();
     let mut missing: BTreeSet<String> = BTreeSet::new();
     for ((repo, start), group) in &groups {
@@ -142,14 +146,14 @@ fn main() {
         );
         for m in group {
             let entry = scores.entry(m.oracle).or_default();
-            for (view, first_parent) in [false, true].into_iter().enumerate() {
-                let found = history_of(&clone, m, first_parent);
-                if let (false, Ok(found)) = (first_parent, &found) {
+            for (view, walk) in WALKS.into_iter().enumerate() {
+                let found = history_of(&clone, m, walk);
+                if let (None, Ok(found)) = (walk, &found) {
                     type_scores.entry(m.oracle).or_default().add(m, found);
                 }
                 for (i, drop_doc) in [false, true].into_iter().enumerate() {
-                    let outcome = entry[2 * view + i].add(m, found.as_ref().ok(), drop_doc);
-                    if show && !drop_doc && !first_parent {
+                    let outcome = entry[view][i].add(m, found.as_ref().ok(), drop_doc);
+                    if show && !drop_doc && walk.is_none() {
                         print_method(&clone, m, &found, &outcome);
                     }
                 }
@@ -166,29 +170,23 @@ fn main() {
         "\n| oracle | oracle commits | log | methods (located) | commit precision | commit recall | exact histories |"
     );
     println!("|---|---|---|---|---|---|---|");
-    for (oracle, [all, no_doc, fp_all, fp_no_doc]) in &scores {
-        for (label, view, s) in [
-            ("all", "", all),
-            ("without documentation/format-only", "", no_doc),
-            ("all", "--first-parent", fp_all),
-            (
-                "without documentation/format-only",
-                "--first-parent",
-                fp_no_doc,
-            ),
-        ] {
-            println!(
-                "| {oracle} | {label} | {view} | {} ({}) | {} | {} | {} |",
-                s.methods,
-                s.located,
-                ratio(s.right, s.right + s.extra),
-                ratio(s.right, s.right + s.missed),
-                ratio(s.exact, s.methods),
-            );
+    for (oracle, walks) in &scores {
+        for (walk, [all, no_doc]) in WALKS.iter().zip(walks) {
+            for (label, s) in [("all", all), ("without documentation/format-only", no_doc)] {
+                let view = walk.unwrap_or("");
+                println!(
+                    "| {oracle} | {label} | {view} | {} ({}) | {} | {} | {} |",
+                    s.methods,
+                    s.located,
+                    ratio(s.right, s.right + s.extra),
+                    ratio(s.right, s.right + s.missed),
+                    ratio(s.exact, s.methods),
+                );
+            }
         }
     }
     println!(
-        "\nChange types, on the commits both list (`log` without --first-parent):\n\n\
+        "\nChange types, on the commits both list (`log` as it walks by default):\n\n\
          | oracle | type | precision | recall |\n|---|---|---|---|"
     );
     for (oracle, t) in &type_scores {
@@ -213,13 +211,13 @@ fn main() {
     }
 }
 
-/// The commits `log FILE:LINE START` gives for the method (with
-/// `--first-parent`, the first-parent view), or why there are none.
-fn history_of(clone: &Path, m: &Method, first_parent: bool) -> Result<Found, String> {
+/// The commits `log FILE:LINE START [WALK]` gives for the method, or why
+/// there are none.
+fn history_of(clone: &Path, m: &Method, walk: Option<&str>) -> Result<Found, String> {
     let at = format!("{}:{}", m.path, m.line);
     let out = Command::new(bin())
         .args(["log", &at, &m.start, "--json"])
-        .args(first_parent.then_some("--first-parent"))
+        .args(walk)
         .current_dir(clone)
         .env_remove("LD_LIBRARY_PATH")
         .output()
