@@ -469,7 +469,11 @@ fn files_are_read_off_the_vectors_at_their_own_weight() {
     assert_eq!(same.hits[0].qualname, "Session.resolve_redirects");
     assert_eq!(same.files[0].path, "shop/sessions.py", "{:?}", same.files);
     let heavier = answer(Some(10.0));
-    assert_eq!(heavier.files[0].path, "shop/models.py", "{:?}", heavier.files);
+    assert_eq!(
+        heavier.files[0].path, "shop/models.py",
+        "{:?}",
+        heavier.files
+    );
     // The symbols stay ranked at the symbols' weight.
     assert_eq!(heavier.hits[0].qualname, "Session.resolve_redirects");
 }

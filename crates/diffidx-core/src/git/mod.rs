@@ -444,8 +444,30 @@ impl Repo {
             return Ok(found);
         };
         let cutoff = oldest.saturating_sub(86_400);
+        // The commit-graph file, where git keeps one (`git gc` writes it),
+        // answers without decoding commits.
+        let graph = self.repo.commit_graph_if_enabled().ok().flatten();
         // A commit's time, tree and parents (those present).
         let read = |id: ObjectId| -> Result<(i64, ObjectId, Vec<ObjectId>)> {
+            if let Some(known) = graph.as_ref().and_then(|g| {
+                let commit = g.commit_by_id(id)?;
+                let parents: Option<Vec<ObjectId>> = commit
+                    .iter_parents()
+                    .map(|p| p.ok().map(|p| g.id_at(p).to_owned()))
+                    .collect();
+                Some((
+                    i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX),
+                    commit.root_tree_id().to_owned(),
+                    parents?,
+                ))
+            }) {
+                let (time, tree, parents) = known;
+                let parents = parents
+                    .into_iter()
+                    .filter(|&p| self.repo.has_object(p))
+                    .collect();
+                return Ok((time, tree, parents));
+            }
             let commit = self.repo.find_commit(id).map_err(|e| Error::Object {
                 id: id.to_string(),
                 reason: e.to_string(),

@@ -391,6 +391,11 @@ pub fn log(
             "--all and --first-parent contradict each other; give one",
         ));
     }
+    if params.all && params.full_history {
+        return Err(ApiError::usage(
+            "--all and --full-history contradict each other; give one",
+        ));
+    }
     if params.first_parent && params.full_history {
         return Err(ApiError::usage(
             "--first-parent and --full-history contradict each other; give one",
