@@ -1,7 +1,10 @@
-//! The embedded Kuzu graph under `.git/diffidx/`: the queryable cache of the
-//! notes. Only this module knows Kuzu.
+//! The embedded graph under `.git/diffidx/`: the queryable cache of the
+//! notes, a LadybugDB database (`lbug`, the maintained continuation of Kuzu,
+//! whose storage and Cypher it keeps; comments that name Kuzu record
+//! what was measured on it before the move). Only this module knows the
+//! engine.
 //!
-//! Kuzu lets one process hold a database read-write at a time (a second open
+//! The engine lets one process hold a database read-write at a time (a second open
 //! fails at once), so writers hold it only while they write and every open
 //! retries for a bounded time (`crate::open` adds the query server's
 //! hand-over and recovery on top). Each load is one transaction: a crash
@@ -9,7 +12,7 @@
 //! rebuild it. What is written comes from `crate::graph`, as for Neo4j.
 
 pub mod codegraph;
-mod kuzu;
+mod engine;
 mod load;
 mod read;
 mod schema;
@@ -21,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ::kuzu::{Connection, Database, SystemConfig};
+use ::lbug::{Connection, Database, SystemConfig};
 
 pub use read::{
     ChangeSummary, Counts, HeldHistory, HistoryEntry, NamesNear, Reader, StoreContents,
@@ -30,7 +33,7 @@ pub use schema::SCHEMA_VERSION;
 pub use search::{DeletedIn, SymbolEntry};
 pub use window::{Callers, WindowAnswer, WindowChange};
 
-use self::kuzu::{as_string, execute, prepare, query, run, string, string_list};
+use self::engine::{as_string, execute, prepare, query, run, string, string_list};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -73,7 +76,7 @@ pub struct Store {
 /// `fsck` can tell a store changed by anything but diffidx (readers do not
 /// change the file).
 ///
-/// Closing checkpoints, and Kuzu aborts the process when a write fails
+/// Closing checkpoints, and the engine aborts the process when a write fails
 /// while it closes (a full disk: its log writer flushes in a destructor).
 /// So a writer checkpoints first, where a failure is only an error, and
 /// when that fails leaves the files as they are, unsealed and unclosed:
@@ -267,7 +270,7 @@ impl Store {
         Ok(rows
             .iter()
             .filter_map(|r| {
-                let n = kuzu::as_i64(&r[1]).and_then(|n| usize::try_from(n).ok())?;
+                let n = engine::as_i64(&r[1]).and_then(|n| usize::try_from(n).ok())?;
                 Some((as_string(&r[0])?, n))
             })
             .collect())
@@ -408,10 +411,23 @@ impl Store {
     }
 }
 
-/// Removes (or moves aside, to `aside`) the store at `path` and its
-/// write-ahead log. The store must not be open.
+/// The files beside a database: the engine's log, shadow pages and
+/// scratch (Kuzu's too), the log a checkpoint froze and the checkpoint's
+/// locks (LadybugDB's), and the seal.
+const SIDECARS: [&str; 7] = [
+    ".wal",
+    ".shadow",
+    ".tmp",
+    ".wal.checkpoint",
+    ".checkpoint.intent.lock",
+    ".checkpoint.apply.lock",
+    seal::SUFFIX,
+];
+
+/// Removes (or moves aside, to `aside`) the store at `path` and the files
+/// beside it. The store must not be open.
 pub fn remove_files(path: &Path, aside: Option<&Path>) {
-    for suffix in ["", ".wal", ".shadow", ".tmp", seal::SUFFIX] {
+    for suffix in std::iter::once("").chain(SIDECARS) {
         let file = PathBuf::from(format!("{}{suffix}", path.display()));
         if !file.exists() {
             continue;
@@ -444,11 +460,11 @@ mod tests {
     fn only_a_lock_a_pending_replay_or_a_vanished_log_is_waited_for() {
         let of = OpenFailure::of;
         assert_eq!(
-            of("IO exception: Cannot open file /r/.git/diffidx/graph.kuzu.wal: No such file or directory"),
+            of("IO exception: Cannot open file /r/.git/diffidx/graph.lbdb.wal: No such file or directory"),
             OpenFailure::Busy
         );
         assert_eq!(
-            of("IO exception: Could not set lock on file : /r/.git/diffidx/graph.kuzu"),
+            of("IO exception: Could not set lock on file : /r/.git/diffidx/graph.lbdb"),
             OpenFailure::Busy
         );
         assert_eq!(
@@ -457,11 +473,11 @@ mod tests {
         );
         // The store itself missing, or a log that cannot be read, is a real error.
         assert_eq!(
-            of("IO exception: Cannot open file /r/.git/diffidx/graph.kuzu: No such file or directory"),
+            of("IO exception: Cannot open file /r/.git/diffidx/graph.lbdb: No such file or directory"),
             OpenFailure::Unusable
         );
         assert_eq!(
-            of("IO exception: Cannot open file /r/.git/diffidx/graph.kuzu.wal: Permission denied"),
+            of("IO exception: Cannot open file /r/.git/diffidx/graph.lbdb.wal: Permission denied"),
             OpenFailure::Unusable
         );
     }

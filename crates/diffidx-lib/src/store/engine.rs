@@ -1,6 +1,7 @@
-//! Kuzu values and statements: the only place that builds `kuzu::Value`s.
+//! The engine's values and statements: the only place that builds
+//! `lbug::Value`s.
 
-use kuzu::{Connection, LogicalType, PreparedStatement, Value};
+use lbug::{Connection, LogicalType, PreparedStatement, Value};
 
 use super::{Result, StoreError};
 use crate::graph::{Prop, Row};
@@ -117,7 +118,7 @@ pub fn as_u32(value: &Value) -> u32 {
 /// Kuzu reports a short write, which is what a full disk gives first, with
 /// the error text of a call that succeeded ("Error: Success"): the reason
 /// then says what that most likely means.
-fn error(what: &'static str, e: kuzu::Error) -> StoreError {
+fn error(what: &'static str, e: lbug::Error) -> StoreError {
     let mut reason = e.to_string();
     if reason.contains("Cannot write to file") && !reason.contains("No space") {
         reason.push_str(" (a short write: the disk holding the store is likely out of space)");
@@ -732,7 +733,7 @@ fn write_csv_row(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kuzu::{Database, SystemConfig};
+    use lbug::{Database, SystemConfig};
 
     /// Strings a CSV file could lose: separators, quotes, line ends, the
     /// empty string (Kuzu reads an empty field as null), digits and words
