@@ -1,6 +1,8 @@
 //! The engine's values and statements: the only place that builds
 //! `lbug::Value`s.
 
+use std::path::Path;
+
 use lbug::{Connection, LogicalType, PreparedStatement, Value};
 
 use super::{Result, StoreError};
@@ -115,15 +117,43 @@ pub fn as_u32(value: &Value) -> u32 {
         .unwrap_or(0)
 }
 
-/// Kuzu reports a short write, which is what a full disk gives first, with
-/// the error text of a call that succeeded ("Error: Success"): the reason
-/// then says what that most likely means.
+/// The engine reports a failed write as the call it was ("Cannot write to
+/// file", with the text of a call that succeeded, "Error: Success") or, when
+/// it gets that far, as a short read of what it failed to write ("Cannot
+/// read from file ... numBytesRead: 0"), never as ENOSPC. So an I/O error
+/// names the file it was about, and the reason says how much room that
+/// file's filesystem has left, which is what the user needs to act on.
 fn error(what: &'static str, e: lbug::Error) -> StoreError {
     let mut reason = e.to_string();
-    if reason.contains("Cannot write to file") && !reason.contains("No space") {
-        reason.push_str(" (a short write: the disk holding the store is likely out of space)");
+    let io = reason.contains("Cannot write to file") || reason.contains("Cannot read from file");
+    if io && !reason.contains("No space") {
+        match file_named(&reason).and_then(|file| free_bytes(Path::new(file))) {
+            Some(free) if free < LOW_SPACE => reason.push_str(&format!(
+                " (no space left on the disk holding the store: {} KiB free)",
+                free / 1024
+            )),
+            Some(_) => {}
+            None if reason.contains("Cannot write to file") => reason
+                .push_str(" (a short write: the disk holding the store is likely out of space)"),
+            None => {}
+        }
     }
     StoreError::Query { what, reason }
+}
+
+/// Less room than this is a full disk for the store: its pages and log
+/// grow in steps of a few hundred KiB.
+const LOW_SPACE: u64 = 4 * 1024 * 1024;
+
+/// The path in the engine's "...file: <path> fileDescriptor..." text.
+fn file_named(reason: &str) -> Option<&str> {
+    let rest = &reason[reason.find("file: ")? + "file: ".len()..];
+    rest.split_whitespace().next()
+}
+
+fn free_bytes(file: &Path) -> Option<u64> {
+    let stat = rustix::fs::statvfs(file).ok()?;
+    Some(stat.f_bavail.saturating_mul(stat.f_frsize))
 }
 
 pub fn prepare(conn: &Connection<'_>, q: &str) -> Result<PreparedStatement> {

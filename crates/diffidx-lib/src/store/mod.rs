@@ -70,6 +70,46 @@ pub struct Store {
     /// writer was killed (or was an older diffidx), so its last load may be
     /// partial.
     unclean: bool,
+    /// Held while `db` is open (see [`OpenLock`]); released after it.
+    _open_lock: Option<OpenLock>,
+}
+
+/// Kuzu refused a second process's open while one held the database
+/// read-write, and the store's protocol stands on that: a reader waits for
+/// a writer, the query server reopens only once the writer has closed. The
+/// engine now lets a reader open beside a writer (and keeps it on the view
+/// it opened), so the store keeps that rule itself: every open holds a lock
+/// on `<store>.open` for as long as the database is open, shared for a
+/// reader, exclusive for a writer. The file stays (removing it while held
+/// would let the next open lock another file).
+struct OpenLock {
+    _file: std::fs::File,
+}
+
+impl OpenLock {
+    /// `Ok(None)`: the lock file cannot be opened (a read-only checkout of
+    /// someone else's repository), so the engine alone decides.
+    fn take(path: &Path, access: Access) -> std::io::Result<Option<OpenLock>> {
+        let file = match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(PathBuf::from(format!("{}.open", path.display())))
+        {
+            Ok(file) => file,
+            Err(_) => return Ok(None),
+        };
+        let taken = match access {
+            Access::ReadOnly => file.try_lock_shared(),
+            Access::ReadWrite => file.try_lock(),
+        };
+        match taken {
+            Ok(()) => Ok(Some(OpenLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Err(std::io::ErrorKind::WouldBlock.into()),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
 }
 
 /// A writer seals the store when it closes: the blake3 of its bytes, so that
@@ -121,7 +161,13 @@ impl OpenFailure {
         let log_vanished = reason.contains("Cannot open file")
             && reason.contains(".wal")
             && reason.contains("No such file");
-        if reason.contains("replay") || reason.contains("shadow") {
+        // "Cannot open database in read-only mode while checkpoint recovery
+        // is pending": with the open lock no writer is checkpointing, so a
+        // killed one left it.
+        if reason.contains("replay")
+            || reason.contains("shadow")
+            || reason.contains("recovery is pending")
+        {
             OpenFailure::Replay
         } else if reason.contains("lock") || log_vanished {
             OpenFailure::Busy
@@ -147,13 +193,32 @@ impl Store {
             && path.exists()
             && seal::check_quickly(path) == seal::SealState::Absent;
         let started = Instant::now();
-        let db = loop {
+        let (db, open_lock) = loop {
+            let open_lock = match OpenLock::take(path, access) {
+                Ok(lock) => lock,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if started.elapsed() >= wait {
+                        return Err(StoreError::Locked {
+                            path: path.to_owned(),
+                            waited: started.elapsed(),
+                        });
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+                Err(e) => {
+                    return Err(StoreError::Unusable {
+                        path: path.to_owned(),
+                        reason: format!("cannot lock it: {e}"),
+                    })
+                }
+            };
             let config = SystemConfig::default()
                 .read_only(access == Access::ReadOnly)
                 .buffer_pool_size(256 * 1024 * 1024)
                 .max_num_threads(2);
             match Database::new(path, config) {
-                Ok(db) => break db,
+                Ok(db) => break (db, open_lock),
                 Err(e) => {
                     let reason = e.to_string();
                     let failure = OpenFailure::of(&reason);
@@ -184,6 +249,7 @@ impl Store {
             path: path.to_owned(),
             access,
             unclean,
+            _open_lock: open_lock,
         };
         match access {
             Access::ReadWrite => {
