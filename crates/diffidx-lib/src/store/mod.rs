@@ -400,8 +400,8 @@ fn set_meta(conn: &Connection<'_>, key: &str, value: &str) -> Result<()> {
 }
 
 impl Store {
-    /// Rewrites the store at `path` compactly: exported, imported into a
-    /// new file, checked to hold the same counts, and renamed over the old
+    /// Rewrites the store at `path` compactly: copied table by table into a
+    /// new file (`engine::TableCopies`), checked to hold the same counts, and renamed over the old
     /// one. Kuzu keeps the pages a transaction's copy-on-write freed, so a
     /// store written in many transactions holds several times its data
     /// (sharkdp/fd's 2,005 commits: 52 MiB, 14 MiB after this). The caller
@@ -424,16 +424,21 @@ impl Store {
         };
         let _ = std::fs::remove_dir_all(&export);
         remove_files(&fresh, None);
-        let counts = {
+        std::fs::create_dir_all(&export).map_err(|e| unusable(e.to_string()))?;
+        let exported = (|| -> Result<_> {
             let store = Store::open(path, Access::ReadWrite, wait)?;
             let counts = store.counts()?;
             let conn = store.conn()?;
-            run(
-                &conn,
-                "export the store",
-                &format!("EXPORT DATABASE '{}' (format='parquet')", literal(&export)?),
-            )?;
-            counts
+            let copies = engine::TableCopies::plan(&conn, &literal(&export)?)?;
+            copies.export(&conn)?;
+            Ok((counts, copies))
+        })();
+        let (counts, copies) = match exported {
+            Ok(exported) => exported,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&export);
+                return Err(e);
+            }
         };
         // Closed cleanly, the store has no log left to replay; one that
         // is left would be replayed into the new file.
@@ -447,12 +452,10 @@ impl Store {
             let db = Database::new(&fresh, SystemConfig::default().max_num_threads(2))
                 .map_err(|e| unusable(e.to_string()))?;
             let conn = Connection::new(&db).map_err(|e| unusable(e.to_string()))?;
-            run(
-                &conn,
-                "import the store",
-                &format!("IMPORT DATABASE '{}'", literal(&export)?),
-            )?;
-            Ok(())
+            for statement in schema::CREATE {
+                run(&conn, "create the schema", statement)?;
+            }
+            copies.import(&conn)
         })();
         let _ = std::fs::remove_dir_all(&export);
         let checked = imported.and_then(|()| {
@@ -466,6 +469,8 @@ impl Store {
                 )))
             }
         });
+        // The check's open lock, which no one else knows of.
+        let _ = std::fs::remove_file(format!("{}.open", fresh.display()));
         if let Err(e) = checked {
             remove_files(&fresh, None);
             return Err(e);
