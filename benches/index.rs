@@ -66,7 +66,7 @@ fn main() {
         String::from_utf8_lossy(&out.stderr)
     );
     let backfill = start.elapsed();
-    let store = dir.path().join(".git/diffidx/graph.kuzu");
+    let store = dir.path().join(".git/diffidx/graph.lbdb");
     let size: u64 = ["", ".wal"]
         .iter()
         .filter_map(|s| std::fs::metadata(format!("{}{s}", store.display())).ok())

@@ -9,7 +9,7 @@ use common::TestRepo;
 
 /// jemalloc prints its options at exit when `MALLOC_CONF` asks for it. It
 /// reads that variable only when built unprefixed, the build in which it
-/// also answers `malloc` for tree-sitter's C and Kuzu's C++; under glibc's
+/// also answers `malloc` for tree-sitter's C and the store engine's C++; under glibc's
 /// malloc or a prefixed jemalloc nothing is printed.
 #[test]
 fn an_index_run_allocates_with_jemalloc_and_the_compiled_in_options() {

@@ -43,7 +43,7 @@ fn fsck(repo: &TestRepo) -> (Option<i32>, serde_json::Value) {
 }
 
 fn store_path(repo: &TestRepo) -> std::path::PathBuf {
-    repo.path().join(".git/diffidx/graph.kuzu")
+    repo.path().join(".git/diffidx/graph.lbdb")
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn overwritten_store_bytes_are_detected_even_where_the_engine_reads_fine() {
     let repo = indexed_repo();
     let history = repo.ok(&["log", "--symbol", "F0.M", "--json"]);
     let good = std::fs::read(store_path(&repo)).unwrap();
-    let seal = std::fs::read(store_path(&repo).with_extension("kuzu.seal")).unwrap();
+    let seal = std::fs::read(store_path(&repo).with_extension("lbdb.seal")).unwrap();
     // Damage spread over the file: the start, the middle, the last page.
     for offset in [0, good.len() / 2, good.len().saturating_sub(4096)] {
         let mut damaged = good.clone();
@@ -118,7 +118,7 @@ fn overwritten_store_bytes_are_detected_even_where_the_engine_reads_fine() {
             "offset {offset}: {report}"
         );
         std::fs::write(store_path(&repo), &good).unwrap();
-        std::fs::write(store_path(&repo).with_extension("kuzu.seal"), &seal).unwrap();
+        std::fs::write(store_path(&repo).with_extension("lbdb.seal"), &seal).unwrap();
     }
     // The writer sets a changed store aside and refills it from the notes.
     let mut damaged = good.clone();
@@ -137,8 +137,8 @@ fn a_store_of_another_schema_version_is_named_and_replaced() {
     let repo = indexed_repo();
     let history = repo.ok(&["log", "--symbol", "F1.M", "--json"]);
     {
-        let db = kuzu::Database::new(store_path(&repo), kuzu::SystemConfig::default()).unwrap();
-        let conn = kuzu::Connection::new(&db).unwrap();
+        let db = lbug::Database::new(store_path(&repo), lbug::SystemConfig::default()).unwrap();
+        let conn = lbug::Connection::new(&db).unwrap();
         conn.query("MATCH (m:Meta {key: 'schema'}) SET m.value = '99'")
             .unwrap();
     }

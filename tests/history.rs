@@ -1,6 +1,6 @@
 //! What `log` answers: lineage across renames and edited moves, and only
 //! the history of the revision asked about. End to end on real repositories
-//! with the real binary and a real Kuzu store.
+//! with the real binary and a real store.
 
 mod common;
 
@@ -473,11 +473,7 @@ fn log_leaves_out_a_side_branch_change_its_merge_did_not_keep() {
     repo.ok(&["index", "-q", "--all"]);
 
     let subjects = |args: &[&str]| -> Vec<String> {
-        let mut all = vec!["log", "--json"];
-        all.extend_from_slice(args);
-        json(&repo.ok(&all))
-            .as_array()
-            .unwrap()
+        log_entries(&repo, args)
             .iter()
             .map(|e| e["subject"].as_str().unwrap().to_owned())
             .collect()
@@ -538,11 +534,7 @@ fn first_parent_log_credits_a_side_branch_to_its_merge() {
     repo.ok(&["index", "-q", "--all"]);
 
     let subjects = |args: &[&str]| -> Vec<String> {
-        let mut all = vec!["log", "--json"];
-        all.extend_from_slice(args);
-        json(&repo.ok(&all))
-            .as_array()
-            .unwrap()
+        log_entries(&repo, args)
             .iter()
             .map(|e| {
                 format!(

@@ -1,5 +1,5 @@
 //! `index`, `log --symbol`, `status`, `rebuild`, `init` and the hooks, end to
-//! end on real repositories with the real binary and a real Kuzu store.
+//! end on real repositories with the real binary and a real store.
 
 mod common;
 
@@ -249,10 +249,35 @@ fn rebuild_from_notes_gives_the_same_answers() {
     assert_eq!(repo.ok(&["log", "--symbol", "Tax", "--json"]), before);
     assert_eq!(repo.ok(&["log", "--symbol", "Other", "--json"]), other);
     // A store deleted outright is also rebuilt by the next index.
-    std::fs::remove_file(repo.path().join(".git/diffidx/graph.kuzu")).unwrap();
-    let _ = std::fs::remove_file(repo.path().join(".git/diffidx/graph.kuzu.wal"));
+    std::fs::remove_file(repo.path().join(".git/diffidx/graph.lbdb")).unwrap();
+    let _ = std::fs::remove_file(repo.path().join(".git/diffidx/graph.lbdb.wal"));
     repo.ok(&["index", "-q"]);
     assert_eq!(repo.ok(&["log", "--symbol", "Tax", "--json"]), before);
+}
+
+#[test]
+fn a_store_of_the_earlier_engine_is_removed_and_the_notes_refill_the_new_one() {
+    let (repo, _) = eventful_repo();
+    repo.ok(&["index", "-q"]);
+    let before = repo.ok(&["log", "--symbol", "Tax", "--json"]);
+    // As a clone indexed by a diffidx on Kuzu leaves it: its store under
+    // the old name, the notes, and no LadybugDB store.
+    let state = repo.path().join(".git/diffidx");
+    for suffix in ["", ".wal", ".seal"] {
+        let _ = std::fs::remove_file(state.join(format!("graph.lbdb{suffix}")));
+        std::fs::write(state.join(format!("graph.kuzu{suffix}")), b"kuzu pages").unwrap();
+    }
+    std::fs::write(state.join("graph.kuzu.compacted"), b"123").unwrap();
+    repo.ok(&["index", "-q"]);
+    let left: Vec<String> = std::fs::read_dir(&state)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("graph.kuzu"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert_eq!(repo.ok(&["log", "--symbol", "Tax", "--json"]), before);
+    let log = std::fs::read_to_string(state.join("hook.log")).unwrap();
+    assert!(log.contains("a store of an earlier engine"), "{log}");
 }
 
 #[test]
@@ -1111,7 +1136,7 @@ fn a_large_index_run_leaves_its_notes_packed() {
     // When compaction fails (here its export directory cannot be made),
     // it says so and the store is intact.
     std::fs::write(
-        repo.path().join(".git/diffidx/graph.kuzu.export"),
+        repo.path().join(".git/diffidx/graph.lbdb.export"),
         b"in the way",
     )
     .unwrap();
@@ -1133,13 +1158,13 @@ fn a_store_made_by_one_load_is_not_compacted_one_of_several_loads_is() {
     let repo = one_function_edited(30);
     let floor = ("DIFFIDX_COMPACT_FLOOR", "0");
     let baseline = |repo: &TestRepo| {
-        std::fs::read_to_string(repo.path().join(".git/diffidx/graph.kuzu.compacted")).ok()
+        std::fs::read_to_string(repo.path().join(".git/diffidx/graph.lbdb.compacted")).ok()
     };
 
     let one_load = TestRepo::clone_of(repo.path(), 0);
     let err = common::succeeded(&one_load.diffidx_env(&["index", "--all"], &[floor]));
     assert!(!err.contains("compacted"), "{err}");
-    let size = std::fs::metadata(one_load.path().join(".git/diffidx/graph.kuzu"))
+    let size = std::fs::metadata(one_load.path().join(".git/diffidx/graph.lbdb"))
         .unwrap()
         .len();
     assert_eq!(baseline(&one_load), Some(format!("{size}\n")));
@@ -1226,7 +1251,7 @@ fn timings_break_a_run_down_by_stage() {
         "code graph: 1 of 1 files read, 1 of them with the facts the diffing found",
         "{said}"
     );
-    // Opening and writing a Kuzu store takes milliseconds at least.
+    // Opening and writing the store takes milliseconds at least.
     let store = stages.iter().find(|(n, _, _)| n == "store").unwrap();
     assert!(store.1 > 0.0, "{said}");
 }

@@ -121,7 +121,7 @@ fn an_idle_server_exits_and_removes_its_socket() {
 fn a_server_leaves_when_the_index_does() {
     let repo = repo_with_history();
     let mut server = Server::start(&repo, "600");
-    std::fs::remove_file(repo.path().join(".git/diffidx/graph.kuzu")).unwrap();
+    std::fs::remove_file(repo.path().join(".git/diffidx/graph.lbdb")).unwrap();
     let started = Instant::now();
     while server.child.try_wait().unwrap().is_none() {
         assert!(started.elapsed() < Duration::from_secs(10), "still running");
@@ -309,8 +309,8 @@ fn a_server_keeps_trying_to_reopen_a_store_it_released() {
 
     // Ask for the store as a writer does, then let the server find an
     // unreadable file in its place for a while.
-    let store = repo.path().join(".git/diffidx/graph.kuzu");
-    let saved = repo.path().join(".git/diffidx/graph.kuzu.saved");
+    let store = repo.path().join(".git/diffidx/graph.lbdb");
+    let saved = repo.path().join(".git/diffidx/graph.lbdb.saved");
     let mut stream = std::os::unix::net::UnixStream::connect(repo.socket()).unwrap();
     std::fs::rename(&store, &saved).unwrap();
     std::fs::write(&store, vec![0x5a; 8192]).unwrap();

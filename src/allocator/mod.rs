@@ -1,6 +1,6 @@
 //! The process's allocator: jemalloc on Linux (glibc), for every allocation
 //! of the process, since the unprefixed build also answers the `malloc` of
-//! tree-sitter's C and Kuzu's C++.
+//! tree-sitter's C and the store engine's C++.
 //!
 //! Why: a backfill allocates and frees syntax trees, tokens and rows by the
 //! million on two diffing threads beside the store's own. glibc's malloc

@@ -3,7 +3,7 @@
 //! One commit's data flows one way: [`git`] (changed files, blobs, hunks) →
 //! [`lang`] (symbols per side) → [`delta`] (statuses, moves) → [`note`] (the
 //! record). Nothing here prints to a terminal or knows about the store; the
-//! `diffidx` crate builds the CLI, the Kuzu store and the sync on top.
+//! `diffidx` crate builds the CLI, the embedded store and the sync on top.
 
 pub mod codegraph;
 pub mod delta;

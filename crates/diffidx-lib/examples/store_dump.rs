@@ -3,7 +3,7 @@
 //! are loaded) with `diff`:
 //!
 //! ```text
-//! cargo run --release --example store_dump -- REPO/.git/diffidx/graph.kuzu > a.txt
+//! cargo run --release --example store_dump -- REPO/.git/diffidx/graph.lbdb > a.txt
 //! ```
 
 use std::path::PathBuf;
@@ -14,7 +14,7 @@ use diffidx_lib::store::{Access, Store};
 
 fn main() -> ExitCode {
     let Some(path) = std::env::args_os().nth(1).map(PathBuf::from) else {
-        eprintln!("usage: store_dump PATH/TO/graph.kuzu");
+        eprintln!("usage: store_dump PATH/TO/graph.lbdb");
         return ExitCode::from(2);
     };
     let dumped = Store::open(&path, Access::ReadOnly, Duration::from_secs(5)).and_then(|store| {

@@ -3,7 +3,7 @@
 //!
 //! One commit's data flows one way (docs/architecture.md): the core turns
 //! it into a record; [`index`] writes the record as a note (the source of
-//! truth) and loads it into [`store`] (Kuzu, a cache); [`sync`] pushes it to
+//! truth) and loads it into [`store`] (LadybugDB, a cache); [`sync`] pushes it to
 //! a shared Neo4j. Both backends write the rows of [`graph`], the one graph
 //! model. The rooms, each importing only those below it:
 //!
@@ -16,7 +16,7 @@
 //! - [`client`], [`protocol`]: talking to the query server.
 //! - [`search`], [`semantic`]: the text index and the opt-in vector index
 //!   beside the store.
-//! - [`store`]: Kuzu; [`graph`]: typed rows; [`state`]: `.git/diffidx/`, the
+//! - [`store`]: LadybugDB; [`graph`]: typed rows; [`state`]: `.git/diffidx/`, the
 //!   writer lock, logs; [`settings`]: git config shared by commands;
 //!   [`memory`]: freed pages back to the system between a run's phases.
 

@@ -5,7 +5,7 @@
 //! and as structured content (rmcp moves a non-object answer into the text
 //! for clients of protocol versions that allow only objects there).
 //!
-//! Queries block (Kuzu, git), so each call runs on a blocking thread and
+//! Queries block (the store, git), so each call runs on a blocking thread and
 //! the protocol loop stays responsive.
 
 use std::path::PathBuf;

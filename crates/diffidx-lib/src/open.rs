@@ -25,6 +25,7 @@ pub const WAIT: Duration = Duration::from_secs(30);
 /// that cannot be opened (corrupt, of another schema, or changed since its
 /// seal) is moved aside and recreated, to be refilled from the notes.
 pub fn for_writing(state: &StateDir) -> Result<Store, StoreError> {
+    retire_old_stores(state);
     // A file changed behind diffidx's back may crash the engine on open:
     // it is set aside before anything reads it.
     let opened = if store::seal::check_quickly(&state.store()) == store::seal::SealState::Differs {
@@ -62,6 +63,23 @@ pub fn for_writing(state: &StateDir) -> Result<Store, StoreError> {
     }
 }
 
+/// Removes the stores an earlier engine wrote: a cache of the notes like
+/// this one, which the new engine cannot read (a run with none loaded
+/// refills the new store from the notes). Kept, they would only take disk.
+fn retire_old_stores(state: &StateDir) {
+    for old in state.retired_stores() {
+        if old.exists() {
+            store::remove_files(&old, None);
+            let _ = std::fs::remove_file(format!("{}.compacted", old.display()));
+            state.log(&format!(
+                "removed {}, a store of an earlier engine; the notes refill {}",
+                old.display(),
+                state.store().display()
+            ));
+        }
+    }
+}
+
 /// Opens again, read-write, a store this writer closed cleanly during its
 /// run (the caller holds the writer lock): the query server is asked to let
 /// go as for [`for_writing`], but a store that cannot be opened is an error,
@@ -71,7 +89,7 @@ pub fn again_for_writing(state: &StateDir) -> Result<Store, StoreError> {
 }
 
 /// Opens the store read-write, retrying for up to `wait` while it is in use.
-/// Kuzu refuses a writer while anyone reads, so before every attempt a query
+/// The engine refuses a writer while anyone reads, so before every attempt a query
 /// server holding the store open is asked to close it.
 fn read_write(state: &StateDir, wait: Duration) -> Result<Store, StoreError> {
     let started = Instant::now();

@@ -3,9 +3,9 @@
 //! client is `crate::client`. With the semantic layer on it also keeps the
 //! embedding model and the vectors loaded (loading them costs 100-400 ms).
 //!
-//! Opening the Kuzu store costs about 30 ms and the first query about 10 ms
+//! Opening the store costs about 30 ms and the first query about 10 ms
 //! more: most of a `log --symbol` run. A process that keeps the store open
-//! answers in a few milliseconds. Kuzu lets one process write or several
+//! answers in a few milliseconds. The engine lets one process write or several
 //! read, never both, so the reader yields to writers: every read-write open
 //! first asks it to close the store (`client::release`); it tries to reopen
 //! on the next query and every 100 ms after a release, which fails
@@ -312,7 +312,7 @@ fn read_first_line(mut stream: &UnixStream) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// Opens the store for reading, unless a writer has it (Kuzu refuses then):
+/// Opens the store for reading, unless a writer has it (the engine refuses then):
 /// that is "busy". Changes a killed writer left to replay are not replayed
 /// here (that takes the writer lock); the client's direct path does it.
 fn open_read_only(state: &StateDir) -> Result<Store, Box<Response>> {

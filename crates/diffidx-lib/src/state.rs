@@ -46,9 +46,15 @@ impl StateDir {
         }
     }
 
-    /// The Kuzu store.
+    /// The store (a LadybugDB database).
     pub fn store(&self) -> PathBuf {
-        self.dir.join("graph.kuzu")
+        self.dir.join("graph.lbdb")
+    }
+
+    /// Stores of engines this diffidx no longer opens (Kuzu's, before
+    /// LadybugDB): a writer removes them, and the notes refill the store.
+    pub fn retired_stores(&self) -> [PathBuf; 1] {
+        [self.dir.join("graph.kuzu")]
     }
 
     /// The search index (`crate::search`).

@@ -468,25 +468,13 @@ impl Repo {
                     .collect();
                 return Ok((time, tree, parents));
             }
-            let commit = self.repo.find_commit(id).map_err(|e| Error::Object {
-                id: id.to_string(),
-                reason: e.to_string(),
-            })?;
-            // Decoded once: each accessor of a `gix::Commit` parses it again.
-            let decoded = commit.decode().map_err(|e| Error::Object {
-                id: id.to_string(),
-                reason: e.to_string(),
-            })?;
-            let time = decoded
-                .committer()
-                .ok()
-                .and_then(|c| c.time().ok())
-                .map_or(0, |t| t.seconds);
-            let parents = decoded
-                .parents()
+            let info = self.commit(id)?;
+            let parents = info
+                .parents
+                .into_iter()
                 .filter(|&p| self.repo.has_object(p))
                 .collect();
-            Ok((time, decoded.tree(), parents))
+            Ok((info.commit_time, info.tree, parents))
         };
         let mut trees = Trees::new(&self.repo);
         // Newest first; each queued commit read once.

@@ -1,5 +1,5 @@
 //! The one graph model: commit records (notes plus the files they touched)
-//! become typed node and edge rows here, once. The Kuzu store and the shared
+//! become typed node and edge rows here, once. The embedded store and the shared
 //! Neo4j are two backends that write these rows; neither builds rows of its
 //! own, so both hold the same nodes, edges and properties.
 //!

@@ -1041,7 +1041,7 @@ fn bloat_floor() -> u64 {
 /// Where the store's size after its last compaction (or its one load) is
 /// kept.
 fn compacted_size_path(state: &StateDir) -> std::path::PathBuf {
-    state.store().with_extension("kuzu.compacted")
+    state.store().with_extension("lbdb.compacted")
 }
 
 /// Whether the store has grown [`BLOAT_FACTOR`] times since it was last

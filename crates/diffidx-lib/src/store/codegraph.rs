@@ -1,9 +1,9 @@
 //! The code graph in the store: its per-file sources (facts, to update it
 //! later) and its rows, replaced file by file in one transaction.
 
-use ::kuzu::Connection;
+use ::lbug::Connection;
 
-use super::kuzu::{
+use super::engine::{
     as_string, insert_rels, query, read_rows, row, row_change, run, string_list, structs, upsert,
     Insert, RowChange,
 };
@@ -162,8 +162,8 @@ fn delete_where(
     if paths.is_empty() {
         return Ok(());
     }
-    let mut stmt = super::kuzu::prepare(conn, q)?;
-    super::kuzu::execute(conn, what, &mut stmt, vec![("paths", string_list(paths))])?;
+    let mut stmt = super::engine::prepare(conn, q)?;
+    super::engine::execute(conn, what, &mut stmt, vec![("paths", string_list(paths))])?;
     Ok(())
 }
 
@@ -225,7 +225,7 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
     // The rows of `fields` the store holds for the files being replaced,
     // read with `q` (none after a reset, or on a first build), to compare
     // with the wanted rows (`row_change`).
-    let stored = |what: &'static str, q: &str, fields: &[&str]| -> Result<Vec<::kuzu::Value>> {
+    let stored = |what: &'static str, q: &str, fields: &[&str]| -> Result<Vec<::lbug::Value>> {
         read_rows(conn, what, q, &gone, fields)
     };
     let files = row_change(
@@ -342,7 +342,7 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
     }
 
     // What goes: every stored row replaced, then the sources of removed files.
-    let mut deletes: Vec<(&'static str, String, Vec<::kuzu::Value>)> = Vec::new();
+    let mut deletes: Vec<(&'static str, String, Vec<::lbug::Value>)> = Vec::new();
     for (table, change) in CODE_EDGES.iter().zip(&mut edges) {
         deletes.push((
             "replace edges",
@@ -498,7 +498,7 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
         let dir_row = |d: &DirContains| {
             let mut props = d.props();
             props.push(("file", Prop::Str("")));
-            super::kuzu::row_of(props)
+            super::engine::row_of(props)
         };
         insert_rels(
             conn,
@@ -581,8 +581,8 @@ pub struct ImportRow {
 const SYMBOL_COLUMNS: &str =
     "s.id, s.qualname, s.kind, s.sig, s.path, s.start_line, s.end_line, s.unresolved";
 
-fn symbol_row(r: &[::kuzu::Value]) -> Option<TreeSymbolRow> {
-    use super::kuzu::as_u32;
+fn symbol_row(r: &[::lbug::Value]) -> Option<TreeSymbolRow> {
+    use super::engine::as_u32;
     Some(TreeSymbolRow {
         id: as_string(&r[0])?,
         qualname: as_string(&r[1])?,
@@ -622,7 +622,7 @@ impl super::Reader<'_> {
                 "MATCH (p)-[:CONTAINS]->(s:Symbol) WHERE s.name = $name RETURN {SYMBOL_COLUMNS}"
             ),
             "find graph symbols",
-            vec![("name", super::kuzu::string(name))],
+            vec![("name", super::engine::string(name))],
         )?;
         Ok(rows.iter().filter_map(|r| symbol_row(r)).collect())
     }
@@ -640,9 +640,9 @@ impl super::Reader<'_> {
             vec![("names", string_list(names))],
         )?;
         // Kuzu sums INT64 columns as INT128.
-        let count = |v: &::kuzu::Value| match v {
-            ::kuzu::Value::Int128(n) => u64::try_from(*n).unwrap_or(0),
-            v => super::kuzu::as_i64(v)
+        let count = |v: &::lbug::Value| match v {
+            ::lbug::Value::Int128(n) => u64::try_from(*n).unwrap_or(0),
+            v => super::engine::as_i64(v)
                 .and_then(|n| u64::try_from(n).ok())
                 .unwrap_or(0),
         };
@@ -703,9 +703,9 @@ impl super::Reader<'_> {
                     at: as_string(&r[8])?,
                     kind,
                     resolution: as_string(&r[9])?,
-                    candidates: super::kuzu::as_u32(&r[10]),
+                    candidates: super::engine::as_u32(&r[10]),
                     file: as_string(&r[11]).unwrap_or_default(),
-                    line: super::kuzu::as_u32(&r[12]),
+                    line: super::engine::as_u32(&r[12]),
                 })
             })
             .collect())
@@ -737,7 +737,7 @@ impl super::Reader<'_> {
                     resolution: "exact".to_owned(),
                     candidates: 1,
                     file: as_string(&r[9]).unwrap_or_default(),
-                    line: super::kuzu::as_u32(&r[10]),
+                    line: super::engine::as_u32(&r[10]),
                 })
             })
             .collect())
@@ -766,7 +766,7 @@ impl super::Reader<'_> {
                     target_is_file: is_file,
                     kind: as_string(&r[2]).unwrap_or_default(),
                     alias: as_string(&r[3]).unwrap_or_default(),
-                    line: super::kuzu::as_u32(&r[4]),
+                    line: super::engine::as_u32(&r[4]),
                 })
             }));
         }
@@ -905,7 +905,7 @@ pub struct GraphSnapshot {
 impl Store {
     /// The graph's rows, or `None` when there is no graph.
     pub fn graph_snapshot(&self) -> Result<Option<GraphSnapshot>> {
-        use super::kuzu::as_u32;
+        use super::engine::as_u32;
         use crate::graph::code::{CodeEdge, Imports, ModuleNode, SymbolContains, TreeSymbol};
         use crate::graph::{FileNode, SymbolNode};
         use diffidx_core::codegraph::{Edge, EdgeKind, ImportTarget, Resolution};
@@ -1082,13 +1082,13 @@ mod tests {
     /// A new, empty store in a temp dir (kept as long as the store).
     fn empty_store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("graph.kuzu");
+        let path = dir.path().join("graph.lbdb");
         let store = Store::open(&path, Access::ReadWrite, Duration::ZERO).unwrap();
         (dir, store)
     }
 
     /// Creates a symbol per row with `columns` of it.
-    fn create(store: &Store, columns: &[&str], rows: Vec<::kuzu::Value>) {
+    fn create(store: &Store, columns: &[&str], rows: Vec<::lbug::Value>) {
         let conn = store.conn().unwrap();
         let props: Vec<String> = columns.iter().map(|c| format!("{c}: r.{c}")).collect();
         let q = format!(
@@ -1127,7 +1127,10 @@ mod tests {
         create(
             &store,
             &["id"],
-            vec![super::super::kuzu::row_of(vec![("id", Prop::Str("Bare"))])],
+            vec![super::super::engine::row_of(vec![(
+                "id",
+                Prop::Str("Bare"),
+            )])],
         );
         let wanted = [&alike, &stale, &bare, &new];
         store

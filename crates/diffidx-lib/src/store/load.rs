@@ -12,10 +12,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use ::kuzu::Connection;
+use ::lbug::Connection;
 use diffidx_core::CommitRecord;
 
-use super::kuzu::{
+use super::engine::{
     as_i64, as_string, execute, insert_rels, lookup, prepare, query, row, row_of, run, stage_nodes,
     stage_rels, string_list, upsert, Insert, StagedCopy,
 };
@@ -428,7 +428,7 @@ pub(super) const SYMBOL_COLUMNS: [&str; 11] = [
 ];
 
 /// A row of a symbol id alone.
-fn id_row(id: &str) -> ::kuzu::Value {
+fn id_row(id: &str) -> ::lbug::Value {
     row_of(vec![("id", Prop::Str(id))])
 }
 

@@ -1,7 +1,10 @@
-//! The embedded Kuzu graph under `.git/diffidx/`: the queryable cache of the
-//! notes. Only this module knows Kuzu.
+//! The embedded graph under `.git/diffidx/`: the queryable cache of the
+//! notes, a LadybugDB database (`lbug`, the maintained continuation of Kuzu,
+//! whose storage and Cypher it keeps; comments that name Kuzu record
+//! what was measured on it before the move). Only this module knows the
+//! engine.
 //!
-//! Kuzu lets one process hold a database read-write at a time (a second open
+//! The engine lets one process hold a database read-write at a time (a second open
 //! fails at once), so writers hold it only while they write and every open
 //! retries for a bounded time (`crate::open` adds the query server's
 //! hand-over and recovery on top). Each load is one transaction: a crash
@@ -9,7 +12,7 @@
 //! rebuild it. What is written comes from `crate::graph`, as for Neo4j.
 
 pub mod codegraph;
-mod kuzu;
+mod engine;
 mod load;
 mod read;
 mod schema;
@@ -21,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ::kuzu::{Connection, Database, SystemConfig};
+use ::lbug::{Connection, Database, SystemConfig};
 
 pub use read::{
     ChangeSummary, Counts, HeldHistory, HistoryEntry, NamesNear, Reader, StoreContents,
@@ -30,7 +33,7 @@ pub use schema::SCHEMA_VERSION;
 pub use search::{DeletedIn, SymbolEntry};
 pub use window::{Callers, WindowAnswer, WindowChange};
 
-use self::kuzu::{as_string, execute, prepare, query, run, string, string_list};
+use self::engine::{as_string, execute, prepare, query, run, string, string_list};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -67,13 +70,53 @@ pub struct Store {
     /// writer was killed (or was an older diffidx), so its last load may be
     /// partial.
     unclean: bool,
+    /// Held while `db` is open (see [`OpenLock`]); released after it.
+    _open_lock: Option<OpenLock>,
+}
+
+/// Kuzu refused a second process's open while one held the database
+/// read-write, and the store's protocol stands on that: a reader waits for
+/// a writer, the query server reopens only once the writer has closed. The
+/// engine now lets a reader open beside a writer (and keeps it on the view
+/// it opened), so the store keeps that rule itself: every open holds a lock
+/// on `<store>.open` for as long as the database is open, shared for a
+/// reader, exclusive for a writer. The file stays (removing it while held
+/// would let the next open lock another file).
+struct OpenLock {
+    _file: std::fs::File,
+}
+
+impl OpenLock {
+    /// `Ok(None)`: the lock file cannot be opened (a read-only checkout of
+    /// someone else's repository), so the engine alone decides.
+    fn take(path: &Path, access: Access) -> std::io::Result<Option<OpenLock>> {
+        let file = match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(PathBuf::from(format!("{}.open", path.display())))
+        {
+            Ok(file) => file,
+            Err(_) => return Ok(None),
+        };
+        let taken = match access {
+            Access::ReadOnly => file.try_lock_shared(),
+            Access::ReadWrite => file.try_lock(),
+        };
+        match taken {
+            Ok(()) => Ok(Some(OpenLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Err(std::io::ErrorKind::WouldBlock.into()),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
 }
 
 /// A writer seals the store when it closes: the blake3 of its bytes, so that
 /// `fsck` can tell a store changed by anything but diffidx (readers do not
 /// change the file).
 ///
-/// Closing checkpoints, and Kuzu aborts the process when a write fails
+/// Closing checkpoints, and the engine aborts the process when a write fails
 /// while it closes (a full disk: its log writer flushes in a destructor).
 /// So a writer checkpoints first, where a failure is only an error, and
 /// when that fails leaves the files as they are, unsealed and unclosed:
@@ -118,7 +161,13 @@ impl OpenFailure {
         let log_vanished = reason.contains("Cannot open file")
             && reason.contains(".wal")
             && reason.contains("No such file");
-        if reason.contains("replay") || reason.contains("shadow") {
+        // "Cannot open database in read-only mode while checkpoint recovery
+        // is pending": with the open lock no writer is checkpointing, so a
+        // killed one left it.
+        if reason.contains("replay")
+            || reason.contains("shadow")
+            || reason.contains("recovery is pending")
+        {
             OpenFailure::Replay
         } else if reason.contains("lock") || log_vanished {
             OpenFailure::Busy
@@ -144,13 +193,32 @@ impl Store {
             && path.exists()
             && seal::check_quickly(path) == seal::SealState::Absent;
         let started = Instant::now();
-        let db = loop {
+        let (db, open_lock) = loop {
+            let open_lock = match OpenLock::take(path, access) {
+                Ok(lock) => lock,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if started.elapsed() >= wait {
+                        return Err(StoreError::Locked {
+                            path: path.to_owned(),
+                            waited: started.elapsed(),
+                        });
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+                Err(e) => {
+                    return Err(StoreError::Unusable {
+                        path: path.to_owned(),
+                        reason: format!("cannot lock it: {e}"),
+                    })
+                }
+            };
             let config = SystemConfig::default()
                 .read_only(access == Access::ReadOnly)
                 .buffer_pool_size(256 * 1024 * 1024)
                 .max_num_threads(2);
             match Database::new(path, config) {
-                Ok(db) => break db,
+                Ok(db) => break (db, open_lock),
                 Err(e) => {
                     let reason = e.to_string();
                     let failure = OpenFailure::of(&reason);
@@ -181,6 +249,7 @@ impl Store {
             path: path.to_owned(),
             access,
             unclean,
+            _open_lock: open_lock,
         };
         match access {
             Access::ReadWrite => {
@@ -267,7 +336,7 @@ impl Store {
         Ok(rows
             .iter()
             .filter_map(|r| {
-                let n = kuzu::as_i64(&r[1]).and_then(|n| usize::try_from(n).ok())?;
+                let n = engine::as_i64(&r[1]).and_then(|n| usize::try_from(n).ok())?;
                 Some((as_string(&r[0])?, n))
             })
             .collect())
@@ -331,8 +400,8 @@ fn set_meta(conn: &Connection<'_>, key: &str, value: &str) -> Result<()> {
 }
 
 impl Store {
-    /// Rewrites the store at `path` compactly: exported, imported into a
-    /// new file, checked to hold the same counts, and renamed over the old
+    /// Rewrites the store at `path` compactly: copied table by table into a
+    /// new file (`engine::TableCopies`), checked to hold the same counts, and renamed over the old
     /// one. Kuzu keeps the pages a transaction's copy-on-write freed, so a
     /// store written in many transactions holds several times its data
     /// (sharkdp/fd's 2,005 commits: 52 MiB, 14 MiB after this). The caller
@@ -355,16 +424,21 @@ impl Store {
         };
         let _ = std::fs::remove_dir_all(&export);
         remove_files(&fresh, None);
-        let counts = {
+        std::fs::create_dir_all(&export).map_err(|e| unusable(e.to_string()))?;
+        let exported = (|| -> Result<_> {
             let store = Store::open(path, Access::ReadWrite, wait)?;
             let counts = store.counts()?;
             let conn = store.conn()?;
-            run(
-                &conn,
-                "export the store",
-                &format!("EXPORT DATABASE '{}' (format='parquet')", literal(&export)?),
-            )?;
-            counts
+            let copies = engine::TableCopies::plan(&conn, &literal(&export)?)?;
+            copies.export(&conn)?;
+            Ok((counts, copies))
+        })();
+        let (counts, copies) = match exported {
+            Ok(exported) => exported,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&export);
+                return Err(e);
+            }
         };
         // Closed cleanly, the store has no log left to replay; one that
         // is left would be replayed into the new file.
@@ -378,12 +452,10 @@ impl Store {
             let db = Database::new(&fresh, SystemConfig::default().max_num_threads(2))
                 .map_err(|e| unusable(e.to_string()))?;
             let conn = Connection::new(&db).map_err(|e| unusable(e.to_string()))?;
-            run(
-                &conn,
-                "import the store",
-                &format!("IMPORT DATABASE '{}'", literal(&export)?),
-            )?;
-            Ok(())
+            for statement in schema::CREATE {
+                run(&conn, "create the schema", statement)?;
+            }
+            copies.import(&conn)
         })();
         let _ = std::fs::remove_dir_all(&export);
         let checked = imported.and_then(|()| {
@@ -397,6 +469,8 @@ impl Store {
                 )))
             }
         });
+        // The check's open lock, which no one else knows of.
+        let _ = std::fs::remove_file(format!("{}.open", fresh.display()));
         if let Err(e) = checked {
             remove_files(&fresh, None);
             return Err(e);
@@ -408,10 +482,23 @@ impl Store {
     }
 }
 
-/// Removes (or moves aside, to `aside`) the store at `path` and its
-/// write-ahead log. The store must not be open.
+/// The files beside a database: the engine's log, shadow pages and
+/// scratch (Kuzu's too), the log a checkpoint froze and the checkpoint's
+/// locks (LadybugDB's), and the seal.
+const SIDECARS: [&str; 7] = [
+    ".wal",
+    ".shadow",
+    ".tmp",
+    ".wal.checkpoint",
+    ".checkpoint.intent.lock",
+    ".checkpoint.apply.lock",
+    seal::SUFFIX,
+];
+
+/// Removes (or moves aside, to `aside`) the store at `path` and the files
+/// beside it. The store must not be open.
 pub fn remove_files(path: &Path, aside: Option<&Path>) {
-    for suffix in ["", ".wal", ".shadow", ".tmp", seal::SUFFIX] {
+    for suffix in std::iter::once("").chain(SIDECARS) {
         let file = PathBuf::from(format!("{}{suffix}", path.display()));
         if !file.exists() {
             continue;
@@ -444,11 +531,11 @@ mod tests {
     fn only_a_lock_a_pending_replay_or_a_vanished_log_is_waited_for() {
         let of = OpenFailure::of;
         assert_eq!(
-            of("IO exception: Cannot open file /r/.git/diffidx/graph.kuzu.wal: No such file or directory"),
+            of("IO exception: Cannot open file /r/.git/diffidx/graph.lbdb.wal: No such file or directory"),
             OpenFailure::Busy
         );
         assert_eq!(
-            of("IO exception: Could not set lock on file : /r/.git/diffidx/graph.kuzu"),
+            of("IO exception: Could not set lock on file : /r/.git/diffidx/graph.lbdb"),
             OpenFailure::Busy
         );
         assert_eq!(
@@ -457,11 +544,11 @@ mod tests {
         );
         // The store itself missing, or a log that cannot be read, is a real error.
         assert_eq!(
-            of("IO exception: Cannot open file /r/.git/diffidx/graph.kuzu: No such file or directory"),
+            of("IO exception: Cannot open file /r/.git/diffidx/graph.lbdb: No such file or directory"),
             OpenFailure::Unusable
         );
         assert_eq!(
-            of("IO exception: Cannot open file /r/.git/diffidx/graph.kuzu.wal: Permission denied"),
+            of("IO exception: Cannot open file /r/.git/diffidx/graph.lbdb.wal: Permission denied"),
             OpenFailure::Unusable
         );
     }

@@ -4,11 +4,11 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use ::kuzu::{Connection, PreparedStatement, Value};
+use ::lbug::{Connection, PreparedStatement, Value};
 use diffidx_core::delta::{Lineage, Similarity};
 use diffidx_core::{Status, SymbolKind, SymbolQuery};
 
-use super::kuzu::{as_i64, as_string, as_u32, execute_map, prepare, string, string_list};
+use super::engine::{as_i64, as_string, as_u32, execute_map, prepare, string, string_list};
 use super::{Result, Store};
 
 /// One line of a symbol's history.
@@ -726,7 +726,7 @@ impl Store {
             ..StoreContents::default()
         };
         let text = |v: &Value| as_string(v).unwrap_or_default();
-        let rows = super::kuzu::query(
+        let rows = super::engine::query(
             &conn,
             "read every change",
             "MATCH (s:Symbol)-[e:CHANGED_IN]->(c:Commit) \
@@ -740,7 +740,7 @@ impl Store {
                 as_u32(&row[4]),
             ));
         }
-        let rows = super::kuzu::query(
+        let rows = super::engine::query(
             &conn,
             "read every symbol",
             "MATCH (s:Symbol) RETURN s.id, s.path, s.kind, s.qualname, s.sig, s.content_hash",

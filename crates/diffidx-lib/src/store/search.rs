@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use kuzu::Value;
+use lbug::Value;
 use serde::{Deserialize, Serialize};
 
-use super::kuzu::{as_string, as_u32, string_list};
+use super::engine::{as_string, as_u32, string_list};
 use super::{Reader, Result};
 
 /// A symbol as search knows it.

@@ -4,11 +4,11 @@
 
 use std::collections::HashMap;
 
-use kuzu::Value;
+use lbug::Value;
 use serde::{Deserialize, Serialize};
 
 use super::codegraph::Direction;
-use super::kuzu::{as_i64, as_string, as_u32, string_list};
+use super::engine::{as_i64, as_string, as_u32, string_list};
 use super::{Reader, Result};
 
 /// One recorded change of one symbol in one commit.

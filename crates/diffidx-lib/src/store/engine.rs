@@ -1,6 +1,9 @@
-//! Kuzu values and statements: the only place that builds `kuzu::Value`s.
+//! The engine's values and statements: the only place that builds
+//! `lbug::Value`s.
 
-use kuzu::{Connection, LogicalType, PreparedStatement, Value};
+use std::path::Path;
+
+use lbug::{Connection, LogicalType, PreparedStatement, Value};
 
 use super::{Result, StoreError};
 use crate::graph::{Prop, Row};
@@ -114,15 +117,43 @@ pub fn as_u32(value: &Value) -> u32 {
         .unwrap_or(0)
 }
 
-/// Kuzu reports a short write, which is what a full disk gives first, with
-/// the error text of a call that succeeded ("Error: Success"): the reason
-/// then says what that most likely means.
-fn error(what: &'static str, e: kuzu::Error) -> StoreError {
+/// The engine reports a failed write as the call it was ("Cannot write to
+/// file", with the text of a call that succeeded, "Error: Success") or, when
+/// it gets that far, as a short read of what it failed to write ("Cannot
+/// read from file ... numBytesRead: 0"), never as ENOSPC. So an I/O error
+/// names the file it was about, and the reason says how much room that
+/// file's filesystem has left, which is what the user needs to act on.
+fn error(what: &'static str, e: lbug::Error) -> StoreError {
     let mut reason = e.to_string();
-    if reason.contains("Cannot write to file") && !reason.contains("No space") {
-        reason.push_str(" (a short write: the disk holding the store is likely out of space)");
+    let io = reason.contains("Cannot write to file") || reason.contains("Cannot read from file");
+    if io && !reason.contains("No space") {
+        match file_named(&reason).and_then(|file| free_bytes(Path::new(file))) {
+            Some(free) if free < LOW_SPACE => reason.push_str(&format!(
+                " (no space left on the disk holding the store: {} KiB free)",
+                free / 1024
+            )),
+            Some(_) => {}
+            None if reason.contains("Cannot write to file") => reason
+                .push_str(" (a short write: the disk holding the store is likely out of space)"),
+            None => {}
+        }
     }
     StoreError::Query { what, reason }
+}
+
+/// Less room than this is a full disk for the store: its pages and log
+/// grow in steps of a few hundred KiB.
+const LOW_SPACE: u64 = 4 * 1024 * 1024;
+
+/// The path in the engine's "...file: <path> fileDescriptor..." text.
+fn file_named(reason: &str) -> Option<&str> {
+    let rest = &reason[reason.find("file: ")? + "file: ".len()..];
+    rest.split_whitespace().next()
+}
+
+fn free_bytes(file: &Path) -> Option<u64> {
+    let stat = rustix::fs::statvfs(file).ok()?;
+    Some(stat.f_bavail.saturating_mul(stat.f_frsize))
 }
 
 pub fn prepare(conn: &Connection<'_>, q: &str) -> Result<PreparedStatement> {
@@ -160,6 +191,109 @@ pub fn query(conn: &Connection<'_>, what: &'static str, q: &str) -> Result<Vec<V
 pub fn run(conn: &Connection<'_>, what: &'static str, q: &str) -> Result<()> {
     conn.query(q).map_err(|e| error(what, e))?;
     Ok(())
+}
+
+/// How a store is copied into a new file, table by table: each a
+/// `COPY (MATCH ...) TO` a Parquet file from the old database and a `COPY
+/// ... FROM` it into the new one, which has the same tables. The engine's
+/// own `EXPORT DATABASE` cannot be used: it refuses a relationship table
+/// that connects several pairs of node tables (`CHILD_OF`, `CONTAINS`,
+/// `IMPORTS`), so each pair is copied on its own here. The plan is read
+/// from the old database's catalog, so it follows the schema.
+pub struct TableCopies(Vec<TableCopy>);
+
+struct TableCopy {
+    export: String,
+    import: String,
+}
+
+impl TableCopies {
+    /// The copies of every table of the database `conn` is on, through
+    /// files in `dir` (a path without quotes or backslashes).
+    pub fn plan(conn: &Connection<'_>, dir: &str) -> Result<TableCopies> {
+        let tables = query(
+            conn,
+            "list the tables",
+            "CALL show_tables() RETURN name, type",
+        )?;
+        let named = |kind: &str| -> Vec<String> {
+            tables
+                .iter()
+                .filter(|row| row.get(1).and_then(as_string).as_deref() == Some(kind))
+                .filter_map(|row| row.first().and_then(as_string))
+                .collect()
+        };
+        let columns = |table: &str| -> Result<Vec<String>> {
+            let rows = query(
+                conn,
+                "list a table's columns",
+                &format!("CALL table_info('{table}') RETURN `property id`, name"),
+            )?;
+            let mut columns: Vec<(i64, String)> = rows
+                .iter()
+                .filter_map(|row| Some((as_i64(row.first()?)?, as_string(row.get(1)?)?)))
+                .collect();
+            columns.sort();
+            Ok(columns.into_iter().map(|(_, name)| name).collect())
+        };
+        let fields = |var: &str, columns: &[String]| -> String {
+            columns
+                .iter()
+                .map(|c| format!(", {var}.`{c}`"))
+                .collect::<String>()
+        };
+        let mut copies = Vec::new();
+        // Nodes first: a relationship's rows name their ends by key.
+        for table in named("NODE") {
+            let columns = columns(&table)?;
+            let file = format!("{dir}/node-{table}.parquet");
+            copies.push(TableCopy {
+                export: format!(
+                    "COPY (MATCH (n:`{table}`) RETURN {}) TO '{file}'",
+                    fields("n", &columns).trim_start_matches(", ")
+                ),
+                import: format!("COPY `{table}` FROM '{file}'"),
+            });
+        }
+        for table in named("REL") {
+            let columns = columns(&table)?;
+            let pairs = query(
+                conn,
+                "list a relationship's node tables",
+                &format!(
+                    "CALL show_connection('{table}') RETURN `source table name`, \
+                     `destination table name`, `source table primary key`, \
+                     `destination table primary key`"
+                ),
+            )?;
+            for (i, pair) in pairs.iter().enumerate() {
+                let name = |k: usize| pair.get(k).and_then(as_string).unwrap_or_default();
+                let (from, to, from_key, to_key) = (name(0), name(1), name(2), name(3));
+                let file = format!("{dir}/rel-{table}-{i}.parquet");
+                copies.push(TableCopy {
+                    export: format!(
+                        "COPY (MATCH (a:`{from}`)-[r:`{table}`]->(b:`{to}`) \
+                         RETURN a.`{from_key}`, b.`{to_key}`{}) TO '{file}'",
+                        fields("r", &columns)
+                    ),
+                    import: format!("COPY `{table}` FROM '{file}' (from='{from}', to='{to}')"),
+                });
+            }
+        }
+        Ok(TableCopies(copies))
+    }
+
+    pub fn export(&self, conn: &Connection<'_>) -> Result<()> {
+        self.0
+            .iter()
+            .try_for_each(|copy| run(conn, "export a table", &copy.export))
+    }
+
+    pub fn import(&self, conn: &Connection<'_>) -> Result<()> {
+        self.0
+            .iter()
+            .try_for_each(|copy| run(conn, "import a table", &copy.import))
+    }
 }
 
 /// How every upsert statement begins: its rows come in as `r`.
@@ -732,7 +866,7 @@ fn write_csv_row(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kuzu::{Database, SystemConfig};
+    use lbug::{Database, SystemConfig};
 
     /// Strings a CSV file could lose: separators, quotes, line ends, the
     /// empty string (Kuzu reads an empty field as null), digits and words
@@ -955,6 +1089,81 @@ mod tests {
 
     /// Rows read back with `read_rows` compare equal to the rows written, so
     /// an update that changes nothing writes nothing.
+    /// Every row of every table, sorted: what a copy must keep.
+    fn dump(conn: &Connection<'_>) -> Vec<String> {
+        let mut rows: Vec<String> = [
+            "MATCH (n:T) RETURN n.id, n.text, n.n, n.flag, n.x, n.extra",
+            "MATCH (n:U) RETURN n.key",
+            "MATCH (a:T)-[r:R]->(b:T) RETURN a.id, b.id, r.text, r.x",
+            "MATCH (a:T)-[r:L]->(b:T) RETURN 'T', a.id, b.id, r.text",
+            "MATCH (a:T)-[r:L]->(b:U) RETURN 'U', a.id, b.key, r.text",
+        ]
+        .iter()
+        .flat_map(|q| query(conn, "dump", q).unwrap())
+        .map(|row| format!("{row:?}"))
+        .collect();
+        rows.sort();
+        rows
+    }
+
+    #[test]
+    fn a_copy_table_by_table_keeps_every_row_of_a_relationship_of_several_pairs() {
+        let source = tempfile::tempdir().unwrap();
+        let config = || SystemConfig::default().buffer_pool_size(64 << 20);
+        let more_schema = [
+            "CREATE NODE TABLE U(key STRING, PRIMARY KEY(key))",
+            "CREATE REL TABLE L(FROM T TO T, FROM T TO U, text STRING)",
+        ];
+        let db = Database::new(source.path().join("db"), config()).unwrap();
+        let conn = Connection::new(&db).unwrap();
+        schema(&conn);
+        for statement in more_schema {
+            run(&conn, "schema", statement).unwrap();
+        }
+        for (i, text) in AWKWARD.iter().enumerate() {
+            let text = text.replace('\\', "\\\\").replace('"', "\\\"");
+            run(
+                &conn,
+                "fill",
+                &format!(
+                    "CREATE (:T {{id: '0{i}', text: \"{text}\", n: {}, flag: {}}}), \
+                     (:U {{key: 'u{i}'}})",
+                    i as i64 - 5,
+                    i % 2 == 0
+                ),
+            )
+            .unwrap();
+        }
+        run(
+            &conn,
+            "fill",
+            "MATCH (a:T), (b:T) WHERE a.id < b.id AND a.id < '03' CREATE (a)-[:R {text: b.id, x: 0.5}]->(b), \
+             (a)-[:L {text: a.id + b.id}]->(b)",
+        )
+        .unwrap();
+        run(
+            &conn,
+            "fill",
+            "MATCH (a:T), (u:U) WHERE u.key = 'u' + substring(a.id, 2, 2) CREATE (a)-[:L {text: u.key}]->(u)",
+        )
+        .unwrap();
+        let before = dump(&conn);
+        assert!(before.len() > 40, "{before:?}");
+
+        let files = tempfile::tempdir().unwrap();
+        let copies = TableCopies::plan(&conn, files.path().to_str().unwrap()).unwrap();
+        copies.export(&conn).unwrap();
+        let target = tempfile::tempdir().unwrap();
+        let copy = Database::new(target.path().join("db"), config()).unwrap();
+        let copy_conn = Connection::new(&copy).unwrap();
+        schema(&copy_conn);
+        for statement in more_schema {
+            run(&copy_conn, "schema", statement).unwrap();
+        }
+        copies.import(&copy_conn).unwrap();
+        assert_eq!(dump(&copy_conn), before);
+    }
+
     #[test]
     fn rows_read_back_equal_the_rows_written() {
         with_tables(|conn| {
