@@ -16,7 +16,7 @@ fn readelf(args: &[&str]) -> String {
 
 #[cfg(target_os = "linux")]
 #[test]
-fn the_binary_is_position_dependent_and_carries_its_cpp_runtime() {
+fn the_binary_is_position_dependent_and_carries_its_cpp_runtime_and_openssl() {
     let bin = env!("CARGO_BIN_EXE_git-diffidx");
     let header = readelf(&["--file-header", bin]);
     let kind = header
@@ -41,4 +41,15 @@ fn the_binary_is_position_dependent_and_carries_its_cpp_runtime() {
             "the C++ runtime is a shared library: {needed:?}"
         );
     }
+    // OpenSSL, which the engine links, is linked in as well.
+    for library in ["libssl", "libcrypto"] {
+        assert!(
+            !needed.iter().any(|line| line.contains(library)),
+            "OpenSSL is a shared library: {needed:?}"
+        );
+    }
+    // The engine's call of OpenSSL's initialisation before `main` comes to
+    // the binary's own wrapper, which skips it.
+    let symbols = readelf(&["--syms", "--wide", bin]);
+    assert!(symbols.contains("__wrap_OPENSSL_init_ssl"), "not wrapped");
 }

@@ -14,7 +14,14 @@
 //!   engine's `-lstdc++` links libc++ and nothing links GCC's runtime
 //!   beside it.
 //!
-//! Without the archives, the shared library is used.
+//! - OpenSSL linked in too: the engine asks for `-lssl -lcrypto` (its
+//!   extension installer's HTTPS client), and as shared libraries their
+//!   loading and relocations took about 1 ms of every start; the binary
+//!   also needed `libssl.so.3` wherever it ran. The same directory holds a
+//!   `libssl.so` and a `libcrypto.so` that are linker scripts naming the
+//!   archives (`libssl-dev` has them), found before the shared ones.
+//!
+//! Without the archives, the shared libraries are used.
 use std::path::{Path, PathBuf};
 
 fn main() {
@@ -34,13 +41,31 @@ fn main() {
     } else {
         compiler_file("CC", "cc", &[], "libstdc++.a").map(Runtime::Archive)
     };
-    match runtime.map(|r| put_in(&dir, &r)) {
-        Some(Ok(())) => println!("cargo:rustc-link-search=native={}", dir.display()),
-        _ => println!("cargo:warning=no static C++ runtime: it is linked as a shared library"),
+    let cxx = match runtime.map(|r| put_in(&dir, "libstdc++.a", &r)) {
+        Some(Ok(())) => true,
+        _ => {
+            println!("cargo:warning=no static C++ runtime: it is linked as a shared library");
+            false
+        }
+    };
+    let mut openssl = true;
+    for (name, archive) in [("libssl.so", "libssl.a"), ("libcrypto.so", "libcrypto.a")] {
+        let found = compiler_file("CC", "cc", &[], archive).map(|a| Runtime::Script(vec![a]));
+        if !matches!(found.map(|r| put_in(&dir, name, &r)), Some(Ok(()))) {
+            openssl = false;
+        }
+    }
+    if !openssl {
+        let _ = std::fs::remove_file(dir.join("libssl.so"));
+        let _ = std::fs::remove_file(dir.join("libcrypto.so"));
+        println!("cargo:warning=no static OpenSSL: it is linked as shared libraries");
+    }
+    if cxx || openssl {
+        println!("cargo:rustc-link-search=native={}", dir.display());
     }
 }
 
-/// What `-lstdc++` is to find.
+/// What a `-l` name is to find.
 enum Runtime {
     /// GCC's own archive.
     Archive(PathBuf),
@@ -73,10 +98,10 @@ fn compiler_file(var: &str, default: &str, flags: &[&str], file: &str) -> Option
     (path.is_absolute() && path.is_file()).then_some(path)
 }
 
-/// `dir` with `libstdc++.a` in it, and nothing else.
-fn put_in(dir: &Path, runtime: &Runtime) -> std::io::Result<()> {
+/// `dir` with `name` in it, a link to the archive or a linker script.
+fn put_in(dir: &Path, name: &str, runtime: &Runtime) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let target = dir.join("libstdc++.a");
+    let target = dir.join(name);
     match std::fs::remove_file(&target) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}
