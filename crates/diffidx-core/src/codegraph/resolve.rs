@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::facts::{FileFacts, ImportKind, Receiver, RefKind, Reference};
+use super::facts::{FileFacts, Import, ImportKind, Receiver, RefKind, Reference};
 use crate::lang::refs::Modules;
 use crate::lang::Language;
 use crate::qualname::split_twin;
@@ -165,7 +165,20 @@ pub struct DefIndex<'a> {
     /// The scope of each (file, declaration) asked about: references in
     /// one declaration share it.
     scopes: std::cell::RefCell<HashMap<ScopeKey, std::rc::Rc<Scope>>>,
+    /// [`DefIndex::reexported`], per path and depth asked about: a package
+    /// that re-exports its modules' names (`sympy/__init__.py`) is asked
+    /// the same paths for every file that imports through it, and each
+    /// answer scans its imports and expands its `import *`s again.
+    reexports: Reexports,
+    /// [`DefIndex::name_imports`], per file and context asked about.
+    name_imports: NameImports<'a>,
 }
+
+/// A re-exported path asked about, and at what depth: where it leads.
+type Reexports = std::cell::RefCell<HashMap<(Vec<String>, u8), Vec<String>>>;
+
+type NameImports<'a> =
+    std::cell::RefCell<HashMap<(u32, Option<u32>), std::rc::Rc<HashMap<&'a str, &'a Import>>>>;
 
 fn is_type_like(kind: SymbolKind) -> bool {
     matches!(
@@ -357,6 +370,8 @@ impl<'a> DefIndex<'a> {
             returns: HashMap::new(),
             param_calls: HashMap::new(),
             scopes: std::cell::RefCell::new(HashMap::new()),
+            reexports: std::cell::RefCell::new(HashMap::new()),
+            name_imports: std::cell::RefCell::new(HashMap::new()),
         };
         let packages: HashSet<&str> = files
             .keys()
@@ -882,6 +897,35 @@ impl<'a> DefIndex<'a> {
         })
     }
 
+    /// The names file `f`'s imports bind in context `ctx`, each to its
+    /// import: a name imported twice is the later import's (Python binds it
+    /// again; elsewhere the compiler forbids it). Imports whose path starts
+    /// with the name they bind (`import a`) are passed over: the name
+    /// leads nowhere else. Made once per file and context: every reference
+    /// in them looks its first name up here.
+    fn name_imports(&self, f: u32, ctx: Option<u32>) -> std::rc::Rc<HashMap<&'a str, &'a Import>> {
+        if let Some(found) = self.name_imports.borrow().get(&(f, ctx)) {
+            return found.clone();
+        }
+        let mut names = HashMap::new();
+        for import in self.imports_in(f, ctx) {
+            if import.kind != ImportKind::Name {
+                continue;
+            }
+            let Some(local) = import.alias.as_ref().or(import.path.last()) else {
+                continue;
+            };
+            if import.path.first() != Some(local) {
+                names.insert(local.as_str(), import);
+            }
+        }
+        let names = std::rc::Rc::new(names);
+        self.name_imports
+            .borrow_mut()
+            .insert((f, ctx), names.clone());
+        names
+    }
+
     /// A path as the file sees it from context `ctx` (see
     /// [`DefIndex::module_of`]): `crate`/`super`/`self` and imported names
     /// replaced by where they lead.
@@ -943,14 +987,8 @@ impl<'a> DefIndex<'a> {
             base.extend(rest.iter().cloned());
             return base;
         }
-        // A name imported twice is the later import's: Python binds it
-        // again (elsewhere the compiler forbids it).
-        for import in self.imports_in(f, ctx).rev() {
-            if import.kind != ImportKind::Name {
-                continue;
-            }
-            let local = import.alias.as_ref().or(import.path.last());
-            if local == Some(first) && import.path.first() != Some(first) && depth < MAX_ALIASES {
+        if let Some(import) = self.name_imports(f, ctx).get(first.as_str()) {
+            if depth < MAX_ALIASES {
                 let mut out = self.expand_at(f, ctx, &import.path, depth + 1);
                 out.extend(path[1..].iter().cloned());
                 if matches!(rules.modules, Modules::Python | Modules::FilePath) {
@@ -975,6 +1013,16 @@ impl<'a> DefIndex<'a> {
     /// declaring it (`pkg/__init__.py`: `from .core import f`): where the
     /// name comes from.
     fn reexported(&self, path: Vec<String>, depth: u8) -> Vec<String> {
+        let asked = (path, depth);
+        if let Some(found) = self.reexports.borrow().get(&asked) {
+            return found.clone();
+        }
+        let found = self.reexported_uncached(asked.0.clone(), depth);
+        self.reexports.borrow_mut().insert(asked, found.clone());
+        found
+    }
+
+    fn reexported_uncached(&self, path: Vec<String>, depth: u8) -> Vec<String> {
         if depth >= MAX_ALIASES {
             return path;
         }

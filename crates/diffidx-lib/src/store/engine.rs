@@ -470,32 +470,38 @@ pub fn row_change<R: StoreRow + Clone>(
             .collect::<Vec<_>>()
             .join("\u{1}")
     };
-    let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
-    for v in &stored {
-        counts.entry(whole(v)).or_default().0 += 1;
+    // Each row's text and identity, made once (formatting is most of the
+    // comparison's cost).
+    let texts = |rows: &[Value]| -> Vec<(String, String)> {
+        rows.iter().map(|v| (whole(v), ident(v))).collect()
+    };
+    let stored_texts = texts(&stored);
+    let wanted_texts = texts(&wanted_values);
+    let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (text, _) in &stored_texts {
+        counts.entry(text).or_default().0 += 1;
     }
-    for v in &wanted_values {
-        counts.entry(whole(v)).or_default().1 += 1;
+    for (text, _) in &wanted_texts {
+        counts.entry(text).or_default().1 += 1;
     }
-    let replaced: HashSet<String> = stored
+    let replaced: HashSet<&str> = stored_texts
         .iter()
-        .chain(&wanted_values)
-        .filter(|v| counts.get(&whole(v)).is_some_and(|(s, w)| s != w))
-        .map(ident)
+        .chain(&wanted_texts)
+        .filter(|(text, _)| counts.get(text.as_str()).is_some_and(|(s, w)| s != w))
+        .map(|(_, id)| id.as_str())
         .collect();
     let mut deleted = HashSet::new();
     RowChange {
         delete: stored
             .into_iter()
-            .filter(|v| {
-                let id = ident(v);
-                replaced.contains(&id) && deleted.insert(id)
-            })
+            .zip(&stored_texts)
+            .filter(|(_, (_, id))| replaced.contains(id.as_str()) && deleted.insert(id.as_str()))
+            .map(|(v, _)| v)
             .collect(),
         insert: wanted
             .into_iter()
-            .zip(&wanted_values)
-            .filter(|(_, v)| replaced.contains(&ident(v)))
+            .zip(&wanted_texts)
+            .filter(|(_, (_, id))| replaced.contains(id.as_str()))
             .map(|(row, _)| row)
             .collect(),
     }
