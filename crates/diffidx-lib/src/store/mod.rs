@@ -4,9 +4,10 @@
 //! what was measured on it before the move). Only this module knows the
 //! engine.
 //!
-//! The engine lets one process hold a database read-write at a time (a second open
-//! fails at once), so writers hold it only while they write and every open
-//! retries for a bounded time (`crate::open` adds the query server's
+//! One process at a time holds the store read-write, and none reads beside
+//! it (the store's own lock, [`OpenLock`]: a second open fails at once), so
+//! writers hold it only while they write and every open retries for a
+//! bounded time (`crate::open` adds the query server's
 //! hand-over and recovery on top). Each load is one transaction: a crash
 //! leaves the store as it was before the load, and the notes can always
 //! rebuild it. What is written comes from `crate::graph`, as for Neo4j.
