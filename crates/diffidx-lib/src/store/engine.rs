@@ -1114,18 +1114,27 @@ mod tests {
 
     #[test]
     fn a_copy_table_by_table_keeps_every_row_of_a_relationship_of_several_pairs() {
+        // `T` and `R`, and `L`, which connects two pairs of node tables.
+        let with_tables = |dir: &Path| {
+            let db = Database::new(
+                dir.join("db"),
+                SystemConfig::default().buffer_pool_size(64 << 20),
+            )
+            .unwrap();
+            let conn = Connection::new(&db).unwrap();
+            schema(&conn);
+            for statement in [
+                "CREATE NODE TABLE U(key STRING, PRIMARY KEY(key))",
+                "CREATE REL TABLE L(FROM T TO T, FROM T TO U, text STRING)",
+            ] {
+                run(&conn, "schema", statement).unwrap();
+            }
+            drop(conn);
+            db
+        };
         let source = tempfile::tempdir().unwrap();
-        let config = || SystemConfig::default().buffer_pool_size(64 << 20);
-        let more_schema = [
-            "CREATE NODE TABLE U(key STRING, PRIMARY KEY(key))",
-            "CREATE REL TABLE L(FROM T TO T, FROM T TO U, text STRING)",
-        ];
-        let db = Database::new(source.path().join("db"), config()).unwrap();
+        let db = with_tables(source.path());
         let conn = Connection::new(&db).unwrap();
-        schema(&conn);
-        for statement in more_schema {
-            run(&conn, "schema", statement).unwrap();
-        }
         for (i, text) in AWKWARD.iter().enumerate() {
             let text = text.replace('\\', "\\\\").replace('"', "\\\"");
             run(
@@ -1160,12 +1169,8 @@ mod tests {
         let copies = TableCopies::plan(&conn, files.path().to_str().unwrap()).unwrap();
         copies.export(&conn).unwrap();
         let target = tempfile::tempdir().unwrap();
-        let copy = Database::new(target.path().join("db"), config()).unwrap();
+        let copy = with_tables(target.path());
         let copy_conn = Connection::new(&copy).unwrap();
-        schema(&copy_conn);
-        for statement in more_schema {
-            run(&copy_conn, "schema", statement).unwrap();
-        }
         copies.import(&copy_conn).unwrap();
         assert_eq!(dump(&copy_conn), before);
     }

@@ -276,9 +276,7 @@ impl Store {
 
     fn ensure_schema(&self) -> Result<()> {
         let conn = self.conn()?;
-        for statement in schema::CREATE {
-            run(&conn, "create schema", statement)?;
-        }
+        create_tables(&conn)?;
         match self.meta("schema")? {
             None => set_meta(&conn, "schema", SCHEMA_VERSION),
             Some(v) if v == SCHEMA_VERSION => Ok(()),
@@ -400,6 +398,13 @@ fn set_meta(conn: &Connection<'_>, key: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
+/// The schema's tables, where they are missing.
+fn create_tables(conn: &Connection<'_>) -> Result<()> {
+    schema::CREATE
+        .iter()
+        .try_for_each(|statement| run(conn, "create schema", statement))
+}
+
 impl Store {
     /// Rewrites the store at `path` compactly: copied table by table into a
     /// new file (`engine::TableCopies`), checked to hold the same counts, and renamed over the old
@@ -453,9 +458,7 @@ impl Store {
             let db = Database::new(&fresh, SystemConfig::default().max_num_threads(2))
                 .map_err(|e| unusable(e.to_string()))?;
             let conn = Connection::new(&db).map_err(|e| unusable(e.to_string()))?;
-            for statement in schema::CREATE {
-                run(&conn, "create the schema", statement)?;
-            }
+            create_tables(&conn)?;
             copies.import(&conn)
         })();
         let _ = std::fs::remove_dir_all(&export);
