@@ -976,10 +976,12 @@ fn progress_shows_rate_and_eta_on_a_terminal_and_nothing_off_one() {
 
     repo.git(&["update-ref", "-d", "refs/notes/diffidx"]);
     std::fs::remove_dir_all(repo.path().join(".git/diffidx")).unwrap();
-    // `script` gives the run a terminal.
+    // `script` gives the run a terminal; a terminal of a known kind, since
+    // progress stays off on `TERM=dumb`, which the test's caller may have.
     let command = format!("{} index", common::bin().display());
     let out = std::process::Command::new("script")
         .args(["-qc", &command, "/dev/null"])
+        .env("TERM", "xterm-256color")
         .current_dir(repo.path())
         .output()
         .unwrap();
