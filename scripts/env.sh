@@ -5,9 +5,10 @@
 
 # One persistent target directory outside the clone, shared by tests, benches
 # and install (all in the release profile), so the C++ engine is built once.
-# Named for the engine: a checkout from before LadybugDB (Kuzu, built with
-# GCC) keeps its own, so switching between the two rebuilds neither engine.
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${HOME:-/root}/.cache/diffidx-target-lbug}"
+# Named for the engine and how it is built: a checkout from before LadybugDB
+# (Kuzu, built with GCC) or from before its unity build (below) keeps its
+# own, so switching between them rebuilds no engine.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${HOME:-/root}/.cache/diffidx-target-lbug-unity}"
 
 # How the engine is built, chosen once per build directory (a change of
 # mind would rebuild it): `prebuilt` links the static library that
@@ -43,6 +44,14 @@ diffidx_engine_build() {
       # cc links nothing of its own: build.rs links libc++ in whole (a
       # shared libc++ would bring LLVM's libunwind along as a library).
       export CXXSTDLIB=""
+      # Compiled in batches (scripts/engine-unity.cmake says why and how).
+      # CMake reads the file again whenever the build script runs, so it
+      # is kept where the build directory is, not in a clone that may go.
+      local scripts
+      scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+      cmp -s "$scripts/engine-unity.cmake" "$CARGO_TARGET_DIR/engine-unity.cmake" ||
+        cp "$scripts/engine-unity.cmake" "$CARGO_TARGET_DIR/engine-unity.cmake"
+      export CMAKE_TOOLCHAIN_FILE="$CARGO_TARGET_DIR/engine-unity.cmake"
       ;;
     *)
       echo "error: DIFFIDX_ENGINE_BUILD is '$how'; use prebuilt or source" >&2
