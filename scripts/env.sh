@@ -13,7 +13,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${HOME:-/root}/.cache/diffidx-targe
 # How the engine is built, chosen once per build directory (a change of
 # mind would rebuild it): `prebuilt` links the static library that
 # LadybugDB publishes for its release (minutes), `source` compiles it (about
-# an hour on 2 cores). The prebuilt library is taken where GitHub answers.
+# half an hour on 2 cores). The prebuilt library is taken where GitHub answers.
 # The source needs C++20's <format>, which Debian 12's GCC lacks: there
 # every C++ crate is compiled with clang and libc++, and build.rs links
 # libc++ in, so the binary has one C++ runtime. DIFFIDX_ENGINE_BUILD sets
