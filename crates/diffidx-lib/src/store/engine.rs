@@ -454,7 +454,7 @@ pub fn row_change<R: StoreRow + Clone>(
 ) -> RowChange<R> {
     use std::collections::{HashMap, HashSet};
     // Nothing stored (a first build): every wanted row is new, and comparing
-    // them as text would cost a first build of App-vNext/Polly 0.2 s.
+    // them would cost a first build of App-vNext/Polly 0.2 s.
     if stored.is_empty() {
         return RowChange {
             delete: Vec::new(),
@@ -462,48 +462,118 @@ pub fn row_change<R: StoreRow + Clone>(
         };
     }
     let wanted_values: Vec<Value> = wanted.iter().cloned().map(R::into_value).collect();
-    let whole = |v: &Value| format!("{v:?}");
-    let ident = |v: &Value| -> String {
-        identity
-            .iter()
-            .map(|f| format!("{:?}", value_field(v, f)))
-            .collect::<Vec<_>>()
-            .join("\u{1}")
+    let ident = |v: &Value| -> Digest {
+        let mut hasher = blake3::Hasher::new();
+        for f in identity {
+            match value_field(v, f) {
+                Some(field) => digest_value(field, &mut hasher),
+                None => {
+                    hasher.update(&[ABSENT]);
+                }
+            }
+        }
+        finish(&hasher)
     };
-    // Each row's text and identity, made once (formatting is most of the
-    // comparison's cost).
-    let texts = |rows: &[Value]| -> Vec<(String, String)> {
-        rows.iter().map(|v| (whole(v), ident(v))).collect()
+    // Each row's digest and identity, made once (what the rows are compared
+    // by: formatting them as text was most of an update's store write).
+    let digests = |rows: &[Value]| -> Vec<(Digest, Digest)> {
+        rows.iter()
+            .map(|v| {
+                let mut hasher = blake3::Hasher::new();
+                digest_value(v, &mut hasher);
+                (finish(&hasher), ident(v))
+            })
+            .collect()
     };
-    let stored_texts = texts(&stored);
-    let wanted_texts = texts(&wanted_values);
-    let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
-    for (text, _) in &stored_texts {
-        counts.entry(text).or_default().0 += 1;
+    let stored_digests = digests(&stored);
+    let wanted_digests = digests(&wanted_values);
+    let mut counts: HashMap<Digest, (usize, usize)> = HashMap::new();
+    for (whole, _) in &stored_digests {
+        counts.entry(*whole).or_default().0 += 1;
     }
-    for (text, _) in &wanted_texts {
-        counts.entry(text).or_default().1 += 1;
+    for (whole, _) in &wanted_digests {
+        counts.entry(*whole).or_default().1 += 1;
     }
-    let replaced: HashSet<&str> = stored_texts
+    let replaced: HashSet<Digest> = stored_digests
         .iter()
-        .chain(&wanted_texts)
-        .filter(|(text, _)| counts.get(text.as_str()).is_some_and(|(s, w)| s != w))
-        .map(|(_, id)| id.as_str())
+        .chain(&wanted_digests)
+        .filter(|(whole, _)| counts.get(whole).is_some_and(|(s, w)| s != w))
+        .map(|(_, id)| *id)
         .collect();
     let mut deleted = HashSet::new();
     RowChange {
         delete: stored
             .into_iter()
-            .zip(&stored_texts)
-            .filter(|(_, (_, id))| replaced.contains(id.as_str()) && deleted.insert(id.as_str()))
+            .zip(&stored_digests)
+            .filter(|(_, (_, id))| replaced.contains(id) && deleted.insert(*id))
             .map(|(v, _)| v)
             .collect(),
         insert: wanted
             .into_iter()
-            .zip(&wanted_texts)
-            .filter(|(_, (_, id))| replaced.contains(id.as_str()))
+            .zip(&wanted_digests)
+            .filter(|(_, (_, id))| replaced.contains(id))
             .map(|(row, _)| row)
             .collect(),
+    }
+}
+
+/// 128 bits of a row's BLAKE3 hash: two rows alike in every field have the
+/// same digest, and two that differ collide with odds no store will see.
+type Digest = u128;
+
+/// Marks a field a row lacks, apart from every value's tag.
+const ABSENT: u8 = 0xff;
+
+fn finish(hasher: &blake3::Hasher) -> Digest {
+    let bytes = hasher.finalize();
+    let mut first = [0u8; 16];
+    first.copy_from_slice(&bytes.as_bytes()[..16]);
+    u128::from_le_bytes(first)
+}
+
+/// Feeds `value` to `hasher` unambiguously: a tag per kind, lengths before
+/// contents. The kinds the store's rows hold are taken apart; any other is
+/// fed as its `Debug` text, which is what rows were compared by before.
+fn digest_value(value: &Value, hasher: &mut blake3::Hasher) {
+    let text = |hasher: &mut blake3::Hasher, tag: u8, bytes: &[u8]| {
+        hasher.update(&[tag]);
+        hasher.update(&(bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
+    match value {
+        Value::String(s) => text(hasher, 1, s.as_bytes()),
+        Value::Int64(n) => {
+            hasher.update(&[2]);
+            hasher.update(&n.to_le_bytes());
+        }
+        Value::Bool(b) => {
+            hasher.update(&[3, u8::from(*b)]);
+        }
+        Value::Double(x) => {
+            hasher.update(&[4]);
+            hasher.update(&x.to_bits().to_le_bytes());
+        }
+        Value::List(ty, items) | Value::Array(ty, items) => {
+            let tag = if matches!(value, Value::List(..)) {
+                5
+            } else {
+                6
+            };
+            text(hasher, tag, format!("{ty:?}").as_bytes());
+            hasher.update(&(items.len() as u64).to_le_bytes());
+            for item in items {
+                digest_value(item, hasher);
+            }
+        }
+        Value::Struct(fields) => {
+            hasher.update(&[7]);
+            hasher.update(&(fields.len() as u64).to_le_bytes());
+            for (name, field) in fields {
+                text(hasher, 8, name.as_bytes());
+                digest_value(field, hasher);
+            }
+        }
+        other => text(hasher, 9, format!("{other:?}").as_bytes()),
     }
 }
 
