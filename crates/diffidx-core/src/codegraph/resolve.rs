@@ -12,7 +12,9 @@
 //! match by name across the repository. Languages differ only in data
 //! (`lang::refs::ScopeRules`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -220,7 +222,10 @@ fn is_inline_module(def: &super::facts::Def) -> bool {
 /// from: the path from the topmost directory of an unbroken chain of
 /// packages (directories with an `__init__.py`), `__init__` naming its
 /// package. `src/pkg/a.py` with `src/pkg/__init__.py` → `pkg.a`, `pkg`.
-pub fn python_module(path: &str, packages: &HashSet<&str>) -> (Vec<String>, Vec<String>) {
+pub fn python_module<S: std::hash::BuildHasher>(
+    path: &str,
+    packages: &std::collections::HashSet<&str, S>,
+) -> (Vec<String>, Vec<String>) {
     let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
     let stem = file.split('.').next().unwrap_or(file);
     let mut dirs: Vec<&str> = Vec::new();
@@ -352,26 +357,26 @@ impl<'a> DefIndex<'a> {
         let mut index = DefIndex {
             paths: Vec::with_capacity(files.len()),
             files: Vec::with_capacity(files.len()),
-            by_path: HashMap::with_capacity(files.len()),
+            by_path: HashMap::with_capacity_and_hasher(files.len(), Default::default()),
             infos: Vec::with_capacity(files.len()),
-            by_name: HashMap::new(),
-            by_full: HashMap::new(),
-            by_member: HashMap::new(),
+            by_name: HashMap::default(),
+            by_full: HashMap::default(),
+            by_member: HashMap::default(),
             modules: Vec::with_capacity(files.len()),
             packages: Vec::with_capacity(files.len()),
-            by_module: HashMap::new(),
-            by_module_tail: HashMap::new(),
-            python_roots: HashSet::new(),
-            crates: HashSet::new(),
-            module_paths: HashSet::new(),
-            global_usings: HashMap::new(),
-            bases: HashMap::new(),
-            type_bases: std::cell::RefCell::new(HashMap::new()),
-            returns: HashMap::new(),
-            param_calls: HashMap::new(),
-            scopes: std::cell::RefCell::new(HashMap::new()),
-            reexports: std::cell::RefCell::new(HashMap::new()),
-            name_imports: std::cell::RefCell::new(HashMap::new()),
+            by_module: HashMap::default(),
+            by_module_tail: HashMap::default(),
+            python_roots: HashSet::default(),
+            crates: HashSet::default(),
+            module_paths: HashSet::default(),
+            global_usings: HashMap::default(),
+            bases: HashMap::default(),
+            type_bases: std::cell::RefCell::new(HashMap::default()),
+            returns: HashMap::default(),
+            param_calls: HashMap::default(),
+            scopes: std::cell::RefCell::new(HashMap::default()),
+            reexports: std::cell::RefCell::new(HashMap::default()),
+            name_imports: std::cell::RefCell::new(HashMap::default()),
         };
         let packages: HashSet<&str> = files
             .keys()
@@ -561,7 +566,7 @@ impl<'a> DefIndex<'a> {
 
     /// Resolves every base reference once: member lookups walk these.
     fn link_bases(&mut self) {
-        let mut bases: HashMap<DefRef, Vec<DefRef>> = HashMap::new();
+        let mut bases: HashMap<DefRef, Vec<DefRef>> = HashMap::default();
         for f in 0..self.files.len() {
             for reference in &self.files[f].facts.refs {
                 if !matches!(reference.kind, RefKind::Base | RefKind::Implements) {
@@ -907,7 +912,7 @@ impl<'a> DefIndex<'a> {
         if let Some(found) = self.name_imports.borrow().get(&(f, ctx)) {
             return found.clone();
         }
-        let mut names = HashMap::new();
+        let mut names = HashMap::default();
         for import in self.imports_in(f, ctx) {
             if import.kind != ImportKind::Name {
                 continue;
@@ -938,7 +943,6 @@ impl<'a> DefIndex<'a> {
     fn expand_at(&self, f: u32, ctx: Option<u32>, path: &[String], depth: u8) -> Vec<String> {
         let file = self.files[f as usize];
         let rules = &file.language.spec().graph.scope;
-        let module = &self.module_path(f, ctx);
         let Some(first) = path.first() else {
             return Vec::new();
         };
@@ -967,12 +971,15 @@ impl<'a> DefIndex<'a> {
         }
         let word = |w: Option<&str>| w.is_some_and(|w| w == first);
         if word(rules.root_word) {
+            // The module path is made only where it is read: most
+            // expansions return before it.
+            let module = self.module_path(f, ctx);
             let mut out = vec![module[0].clone()];
             out.extend(path[1..].iter().cloned());
             return out;
         }
         if word(rules.current_word) || word(rules.parent_word) {
-            let mut base = module.clone();
+            let mut base = self.module_path(f, ctx);
             let mut rest = path;
             while let Some(first) = rest.first() {
                 if rules.parent_word == Some(first.as_str()) {
@@ -999,7 +1006,7 @@ impl<'a> DefIndex<'a> {
         }
         if rules.modules == Modules::Rust {
             // A child module of the current module (`use store::Store;`).
-            let mut child = module.clone();
+            let mut child = self.module_path(f, ctx);
             child.push(first.clone());
             if self.module_paths.contains(&key(&child)) {
                 child.extend(path[1..].iter().cloned());
@@ -1886,7 +1893,7 @@ impl<'a> DefIndex<'a> {
         if ty.is_empty() {
             return Vec::new();
         }
-        let mut accepted: HashSet<&str> = HashSet::from([ty]);
+        let mut accepted: HashSet<&str> = HashSet::from_iter([ty]);
         let types: Vec<DefRef> = self
             .by_name
             .get(ty)
