@@ -1370,8 +1370,10 @@ fn a_store_loaded_from_notes_equals_the_one_the_indexing_run_loaded() {
 /// A long run is diffed file by file, a short one commit by commit; both
 /// give the same notes, byte for byte, and the same store, on a history
 /// with renames, a move across files, a merge of an older branch, a
-/// comment-only edit and a change of language, on one thread or two and
-/// with the run cut into windows of two commits.
+/// comment-only edit, a change of language and a rename linked only
+/// through its rewritten caller (which the file-by-file run reads without
+/// the texts), on one thread or two and with the run cut into windows of
+/// two commits.
 #[test]
 fn a_history_diffed_file_by_file_equals_one_diffed_commit_by_commit() {
     let (mut repo, _) = eventful_repo();
@@ -1388,6 +1390,31 @@ fn a_history_diffed_file_by_file_equals_one_diffed_commit_by_commit() {
         "// Copyright Shop.\nnamespace Shop\n{\n    class Billing\n    {\n        void Other() { }\n    }\n}\n",
     );
     repo.commit("licence header");
+    let checker = |method: &str, params: &str, body: &str, call: &str| {
+        format!(
+            "class Checker {{\n    void {method}({params}) {{\n        for (Object e : errors) {{ {body} }}\n    }}\n    void process(File f) {{\n        {method}({call});\n    }}\n}}\n"
+        )
+    };
+    repo.write(
+        "src/Checker.java",
+        checker(
+            "displayErrors",
+            "String file, List errors",
+            "log.println(file + e);",
+            "f.getName(), errors",
+        ),
+    );
+    repo.commit("checker");
+    repo.write(
+        "src/Checker.java",
+        checker(
+            "fireErrors",
+            "List errors, String file",
+            "listeners.fire(new Event(file, e));",
+            "errors, f.getName()",
+        ),
+    );
+    let fired = repo.commit("errors go to listeners");
     repo.write("src/calc.rs", "pub fn total(a: u32) -> u32 { a * 2 }\n");
     repo.commit("calc");
     repo.git(&["merge", "-q", "--no-ff", "side", "-m", "merge side"]);
@@ -1407,6 +1434,26 @@ fn a_history_diffed_file_by_file_equals_one_diffed_commit_by_commit() {
         let clone = TestRepo::clone_of(repo.path(), 100);
         common::succeeded(&clone.diffidx_env(&["index", "-q"], env));
         let notes = clone.git(&["rev-parse", "refs/notes/diffidx^{tree}"]);
+        // The rename's evidence is the caller: its texts share too little.
+        let note = json(&clone.ok(&["show", "--json", &fired]));
+        let from = note["deltas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["qualname"] == "Checker.fireErrors")
+            .map(|d| {
+                (
+                    d["from"]["qualname"].clone(),
+                    d["from"]["similarity"].clone(),
+                )
+            });
+        let similarity = from.as_ref().and_then(|(_, s)| s.as_f64());
+        assert!(
+            from.as_ref()
+                .is_some_and(|(q, _)| q == "Checker.displayErrors")
+                && similarity.is_some_and(|s| s < 0.3),
+            "{env:?}: {from:?}"
+        );
         (notes, history_dump(&clone))
     };
     let (by_commit, by_commit_rows) = run(&[("DIFFIDX_BY_FILE", "never")]);

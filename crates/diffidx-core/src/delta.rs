@@ -4,7 +4,7 @@
 //! Hunks decide which symbols are candidates; the normalized text (its hash)
 //! decides the label, so comment- and whitespace-only edits stay unchanged.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -145,6 +145,12 @@ pub const LINEAGE_THRESHOLD_SAME_CONTAINER: f64 = 0.2;
 /// same container, and the same declaration just before or just after it
 /// (a method renamed with its signature and body changed in one commit).
 pub const LINEAGE_THRESHOLD_SAME_PLACE: f64 = 0.3;
+
+/// The same, for a pair whose name the commit's other code followed: a
+/// call of the deleted name rewritten to a call of the added one
+/// ([`RewrittenCalls`]). The callers are the evidence, so the texts need
+/// only share a little (a method renamed with its body rewritten).
+pub const LINEAGE_THRESHOLD_REWRITTEN_CALL: f64 = 0.1;
 
 /// Past this many candidate pairs of one kind in one commit (a mass
 /// rewrite), only pairs that share their own name are compared.
@@ -329,6 +335,16 @@ pub fn match_moves(labeled: &mut Vec<Labeled<'_>>) {
 /// then the most similar pair first, then the labeled order. Returns
 /// `(added, deleted, similarity)` indexes into `labeled`.
 pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> {
+    link_lineage_with(labeled, &RewrittenCalls::default())
+}
+
+/// [`link_lineage`], with the calls the commit rewrote from one name to
+/// another: such a pair is linked at [`LINEAGE_THRESHOLD_REWRITTEN_CALL`]
+/// and ranks with the pairs that share their name.
+pub fn link_lineage_with(
+    labeled: &[Labeled<'_>],
+    rewritten: &RewrittenCalls,
+) -> Vec<(usize, usize, Similarity)> {
     let mut by_kind: HashMap<SymbolKind, (Vec<usize>, Vec<usize>)> = HashMap::new();
     for (i, l) in labeled.iter().enumerate() {
         let sides = by_kind.entry(l.symbol().kind).or_default();
@@ -346,11 +362,14 @@ pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> 
             for &d in deleted {
                 let old = labeled[d].symbol();
                 let same_name = new.name == old.name;
-                if crowded && !same_name {
+                let followed = !same_name && rewritten.contains(&old.name, &new.name);
+                if crowded && !same_name && !followed {
                     continue;
                 }
                 let similarity = new.sketch.similarity(&old.sketch);
-                let threshold = if same_name {
+                let threshold = if followed {
+                    LINEAGE_THRESHOLD_REWRITTEN_CALL
+                } else if same_name {
                     if similarity < LINEAGE_THRESHOLD_SAME_NAME
                         && same_container(&labeled[a], &labeled[d])
                     {
@@ -366,14 +385,16 @@ pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> 
                     LINEAGE_THRESHOLD
                 };
                 if similarity >= threshold {
-                    pairs.push((Similarity::from_ratio(similarity), same_name, a, d));
+                    let strong = same_name || followed;
+                    pairs.push((Similarity::from_ratio(similarity), strong, a, d));
                 }
             }
         }
     }
     // A shared own name first: `foo(a)` deleted and `foo(a, b)` added is a
     // signature change even when another added method took more of the
-    // old body (one extracted from it starts a history of its own).
+    // old body (one extracted from it starts a history of its own). A
+    // name the callers followed counts the same.
     pairs.sort_by(|x, y| {
         y.1.cmp(&x.1)
             .then(y.0.cmp(&x.0))
@@ -390,6 +411,196 @@ pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> 
         }
     }
     links
+}
+
+/// Calls a commit rewrote from a deleted callable's name to an added one's:
+/// the evidence that the added one continues the deleted one when their
+/// texts have little in common (a rename with the body rewritten, or with
+/// the parameters reordered).
+///
+/// A rewritten call is a removed line and an added line of one file whose
+/// words are the same but for one called name (a word followed by `(`)
+/// swapped for another, the arguments in any order. Lines inside the
+/// renamed declarations themselves do not count: their own header says
+/// nothing that a new method put in the old one's place would not.
+#[derive(Debug, Default)]
+pub struct RewrittenCalls {
+    /// Old name → the names its calls became.
+    pairs: HashMap<String, HashSet<String>>,
+}
+
+impl RewrittenCalls {
+    /// Whether a call of `old` was rewritten into a call of `new`.
+    pub fn contains(&self, old: &str, new: &str) -> bool {
+        self.pairs.get(old).is_some_and(|to| to.contains(new))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Reads the rewritten calls of a commit from its labeled symbols and,
+    /// per changed file, its path and [`ReplacedLines`]. Only the names of
+    /// DELETED and ADDED callables are looked for; a commit without both
+    /// reads no line (nor asks for any: `files` is consumed lazily).
+    pub fn find<'t, R>(
+        labeled: &[Labeled<'_>],
+        files: impl IntoIterator<Item = (&'t str, R)>,
+    ) -> RewrittenCalls
+    where
+        R: std::ops::Deref<Target = ReplacedLines>,
+    {
+        let mut out = RewrittenCalls::default();
+        // Own name → the line spans it has (per path) on its side.
+        let mut deleted: NameSpans<'_> = HashMap::new();
+        let mut added: NameSpans<'_> = HashMap::new();
+        for l in labeled {
+            let s = l.symbol();
+            if !s.kind.is_callable() {
+                continue;
+            }
+            let side = match l.status {
+                Status::Deleted => &mut deleted,
+                Status::Added => &mut added,
+                _ => continue,
+            };
+            side.entry(s.name.as_str())
+                .or_default()
+                .push((l.file.path, s.start_line, s.end_line));
+        }
+        if deleted.is_empty() || added.is_empty() {
+            return out;
+        }
+        for (path, lines) in files {
+            // The rest of a removed line's words → the called name taken
+            // out, over the file's hunks (a block git shows as moved puts
+            // the old and the new call in different ones).
+            let mut removed: HashMap<String, Vec<&str>> = HashMap::new();
+            for (n, line) in &lines.old {
+                for (rest, name) in call_swaps(line, &deleted) {
+                    if !inside(&deleted, name, path, *n) {
+                        removed.entry(rest).or_default().push(name);
+                    }
+                }
+            }
+            if removed.is_empty() {
+                continue;
+            }
+            for (n, line) in &lines.new {
+                for (rest, name) in call_swaps(line, &added) {
+                    if inside(&added, name, path, *n) {
+                        continue;
+                    }
+                    for old in removed.get(&rest).into_iter().flatten() {
+                        if *old != name {
+                            out.pairs
+                                .entry((*old).to_owned())
+                                .or_default()
+                                .insert(name.to_owned());
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The lines a file's change removed and added that may hold a call (a
+/// `(`), with their 1-based numbers: all that [`RewrittenCalls::find`]
+/// reads of a file change, so that a side held without its text (a long
+/// run diffed file by file) can keep just these. Empty unless the change
+/// both removes and adds such lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplacedLines {
+    pub old: Vec<(u32, String)>,
+    pub new: Vec<(u32, String)>,
+}
+
+impl ReplacedLines {
+    /// The replaced lines of `hunks` between two texts.
+    pub fn of(old_text: &str, new_text: &str, hunks: &[LineChange]) -> ReplacedLines {
+        let both =
+            hunks.iter().any(|h| !h.old.is_empty()) && hunks.iter().any(|h| !h.new.is_empty());
+        if !both {
+            return ReplacedLines::default();
+        }
+        let pick = |text: &str, ranges: &mut dyn Iterator<Item = std::ops::Range<u32>>| {
+            let lines: Vec<&str> = text.lines().collect();
+            ranges
+                .flatten()
+                .filter_map(|n| {
+                    let line = lines.get((n as usize).checked_sub(1)?)?;
+                    line.contains('(').then(|| (n, (*line).to_owned()))
+                })
+                .collect::<Vec<_>>()
+        };
+        let old = pick(old_text, &mut hunks.iter().map(|h| h.old.clone()));
+        if old.is_empty() {
+            return ReplacedLines::default();
+        }
+        let new = pick(new_text, &mut hunks.iter().map(|h| h.new.clone()));
+        if new.is_empty() {
+            return ReplacedLines::default();
+        }
+        ReplacedLines { old, new }
+    }
+}
+
+/// Whether line `line` of `path` is inside a declaration named `name`.
+fn inside(spans: &NameSpans<'_>, name: &str, path: &str, line: u32) -> bool {
+    spans.get(name).is_some_and(|v| {
+        v.iter()
+            .any(|&(p, start, end)| p == path && start <= line && line <= end)
+    })
+}
+
+/// Own name → where declarations of it stand: `(path, first line, last line)`.
+type NameSpans<'a> = HashMap<&'a str, Vec<(&'a str, u32, u32)>>;
+
+/// For each word of `line` that `names` holds and that is called (a `(`
+/// follows it), the line's other words, sorted (so the arguments may come
+/// in any order), with that word.
+fn call_swaps<'n, V>(line: &str, names: &HashMap<&'n str, V>) -> Vec<(String, &'n str)> {
+    let bytes = line.as_bytes();
+    let mut words: Vec<(&str, bool)> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'$')
+            {
+                i += 1;
+            }
+            let mut j = i;
+            while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            words.push((&line[start..i], bytes.get(j) == Some(&b'(')));
+        } else {
+            i += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for (k, &(word, called)) in words.iter().enumerate() {
+        let Some((&name, _)) = names.get_key_value(word) else {
+            continue;
+        };
+        if !called {
+            continue;
+        }
+        let mut rest: Vec<&str> = words
+            .iter()
+            .enumerate()
+            .filter(|&(m, _)| m != k)
+            .map(|(_, &(w, _))| w)
+            .collect();
+        rest.sort_unstable();
+        out.push((rest.join(" "), name));
+    }
+    out
 }
 
 /// Whether an ADDED symbol stands where a DELETED one stood: in the same
@@ -440,11 +651,16 @@ fn neighbours<'a>(l: &Labeled<'a>) -> (Neighbour<'a>, Neighbour<'a>) {
 /// The deltas of labeled symbols: all but UNCHANGED, with lineage, sorted
 /// for the note.
 pub fn to_deltas(labeled: &[Labeled<'_>]) -> Vec<SymbolDelta> {
+    to_deltas_with(labeled, &RewrittenCalls::default())
+}
+
+/// [`to_deltas`], with the calls the commit rewrote ([`link_lineage_with`]).
+pub fn to_deltas_with(labeled: &[Labeled<'_>], rewritten: &RewrittenCalls) -> Vec<SymbolDelta> {
     let mut deltas: Vec<Option<SymbolDelta>> = labeled
         .iter()
         .map(|l| (l.status != Status::Unchanged).then(|| l.to_delta()))
         .collect();
-    for (a, d, similarity) in link_lineage(labeled) {
+    for (a, d, similarity) in link_lineage_with(labeled, rewritten) {
         let from = deltas[d].as_ref().map(|old| Lineage {
             id: old.id.clone(),
             qualname: old.qualname.clone(),
@@ -549,6 +765,150 @@ mod tests {
             sketch: crate::symbol::TextSketch::of_tokens(&hashes, &mut Vec::new()),
             ..sym(kind, qualname, (1, 3), text.len() as u8)
         }
+    }
+
+    /// `Checker.displayErrors` renamed `fireErrors`, its parameters
+    /// reordered and its body rewritten, and its caller rewritten to match.
+    fn renamed_with_its_caller() -> (&'static str, &'static str, FileSymbols, FileSymbols) {
+        let old_text = "class Checker {\n  void displayErrors(String file, List errors) {\n    report each error of errors in file a b c\n  }\n  void process(File f) {\n    displayErrors(f.name, errors);\n  }\n}\n";
+        let new_text = "class Checker {\n  void fireErrors(List errors, String file) {\n    notify each listener of errors in file x y z\n  }\n  void process(File f) {\n    fireErrors(errors, f.name);\n  }\n}\n";
+        let at = |symbol: Symbol, lines: (u32, u32)| Symbol {
+            start_line: lines.0,
+            end_line: lines.1,
+            ..symbol
+        };
+        let old = file(vec![
+            at(
+                sketched(
+                    SymbolKind::Method,
+                    "displayErrors",
+                    "report each error of errors in file a b c",
+                ),
+                (2, 4),
+            ),
+            sym(SymbolKind::Method, "process", (5, 7), 1),
+        ]);
+        let new = file(vec![
+            at(
+                sketched(
+                    SymbolKind::Method,
+                    "fireErrors",
+                    "notify each listener of errors in file x y z",
+                ),
+                (2, 4),
+            ),
+            sym(SymbolKind::Method, "process", (5, 7), 1),
+        ]);
+        (old_text, new_text, old, new)
+    }
+
+    #[test]
+    fn a_call_rewritten_to_the_new_name_links_a_rename_with_its_body_rewritten() {
+        let (old_text, new_text, old, new) = renamed_with_its_caller();
+        let similarity = old.symbols[0].sketch.similarity(&new.symbols[0].sketch);
+        assert!(
+            (LINEAGE_THRESHOLD_REWRITTEN_CALL..LINEAGE_THRESHOLD_SAME_PLACE).contains(&similarity),
+            "the fixture's texts must be too unlike for the other rules: {similarity}"
+        );
+        let changes = [
+            LineChange {
+                old: 2..4,
+                new: 2..4,
+            },
+            LineChange {
+                old: 6..7,
+                new: 6..7,
+            },
+        ];
+        let labeled = label_in_place("Checker.java", &old, &new, &changes);
+        assert!(links_of(&labeled).is_empty());
+        let replaced = ReplacedLines::of(old_text, new_text, &changes);
+        let rewritten = RewrittenCalls::find(&labeled, [("Checker.java", &replaced)]);
+        assert!(rewritten.contains("displayErrors", "fireErrors"));
+        assert!(!rewritten.contains("fireErrors", "displayErrors"));
+        let linked: Vec<(String, String)> = link_lineage_with(&labeled, &rewritten)
+            .into_iter()
+            .map(|(a, d, _)| {
+                let name = |i: usize| labeled[i].symbol().name.clone();
+                (name(a), name(d))
+            })
+            .collect();
+        assert_eq!(
+            linked,
+            [("fireErrors".to_owned(), "displayErrors".to_owned())]
+        );
+        let deltas = to_deltas_with(&labeled, &rewritten);
+        let added = deltas.iter().find(|d| d.qualname == "fireErrors").unwrap();
+        assert_eq!(
+            added.from.as_ref().map(|f| f.qualname.as_str()),
+            Some("displayErrors")
+        );
+    }
+
+    /// The renamed declaration's own header is no evidence: only a call
+    /// outside it is.
+    /// A block git shows as moved puts the old call and the new one in
+    /// different hunks: still a call the file rewrote. A call removed from
+    /// one file and one added to another are not.
+    #[test]
+    fn a_call_rewritten_in_another_hunk_of_the_file_counts() {
+        let (old_text, new_text, old, new) = renamed_with_its_caller();
+        let changes = [
+            LineChange {
+                old: 2..4,
+                new: 2..4,
+            },
+            LineChange {
+                old: 6..7,
+                new: 6..6,
+            },
+            LineChange {
+                old: 8..8,
+                new: 6..7,
+            },
+        ];
+        let labeled = label_in_place("Checker.java", &old, &new, &changes);
+        let replaced = ReplacedLines::of(old_text, new_text, &changes);
+        let rewritten = RewrittenCalls::find(&labeled, [("Checker.java", &replaced)]);
+        assert!(rewritten.contains("displayErrors", "fireErrors"));
+
+        let removed = ReplacedLines {
+            old: replaced.old.clone(),
+            new: Vec::new(),
+        };
+        let added = ReplacedLines {
+            old: Vec::new(),
+            new: replaced.new.clone(),
+        };
+        let apart = RewrittenCalls::find(
+            &labeled,
+            [("Process.java", &removed), ("Main.java", &added)],
+        );
+        assert!(apart.is_empty());
+    }
+
+    #[test]
+    fn a_renamed_header_alone_is_no_rewritten_call() {
+        let (old_text, new_text, old, new) = renamed_with_its_caller();
+        let changes = [LineChange {
+            old: 2..4,
+            new: 2..4,
+        }];
+        let labeled = label_in_place("Checker.java", &old, &new, &changes);
+        let replaced = ReplacedLines::of(old_text, new_text, &changes);
+        let rewritten = RewrittenCalls::find(&labeled, [("Checker.java", &replaced)]);
+        assert!(rewritten.is_empty());
+        assert!(link_lineage_with(&labeled, &rewritten).is_empty());
+    }
+
+    #[test]
+    fn call_swaps_take_out_one_called_name_and_sort_the_rest() {
+        let names: HashMap<&str, ()> = [("foo", ()), ("bar", ())].into_iter().collect();
+        assert_eq!(
+            call_swaps("x = foo (b, a) + bar;", &names),
+            [("a b bar x".to_owned(), "foo")]
+        );
+        assert!(call_swaps("obj.foo = 1; bar2(foo)", &names).is_empty());
     }
 
     #[test]

@@ -31,6 +31,7 @@ use super::{
     join, record_of, spawn, DiffOptions, Diffed, FileChange, LoadedChange, ParsedBlob, Side,
     SymbolDiffer,
 };
+use crate::delta::ReplacedLines;
 use crate::error::{Error, Result};
 use crate::git::hunks::diff_lines;
 use crate::git::{CommitInfo, Repo, SharedRepo};
@@ -450,9 +451,10 @@ fn load(
     }
 }
 
-/// A change's sides as the labelling needs them: symbols, and the line
-/// changes from the old side to the new (the texts' only use), so that the
-/// texts need not be held until the labelling.
+/// A change's sides as the labelling needs them: symbols, the line
+/// changes from the old side to the new, and the lines those replaced (the
+/// texts' only uses), so that the texts need not be held until the
+/// labelling.
 fn without_texts((old, new): (Option<Side>, Option<Side>)) -> (Option<Side>, Option<Side>) {
     let lines = match (&old, &new) {
         (Some(o), Some(n)) if o.path == n.path => o.id.map(|base| {
@@ -460,19 +462,24 @@ fn without_texts((old, new): (Option<Side>, Option<Side>)) -> (Option<Side>, Opt
                 Some(reparsed) => reparsed.into(),
                 None => diff_lines(&o.blob.text, &n.blob.text).into(),
             };
-            (base, changes)
+            let replaced = Arc::new(ReplacedLines::of(&o.blob.text, &n.blob.text, &changes));
+            ((base, changes), replaced)
         }),
         _ => None,
     };
-    let strip = |side: Side, lines_from| Side {
-        blob: Arc::new(ParsedBlob {
-            text: Arc::default(),
-            symbols: Arc::clone(&side.blob.symbols),
-            lossy: side.blob.lossy,
-            state: None,
-            lines_from,
-        }),
-        ..side
+    let strip = |side: Side, lines: Option<(_, Arc<ReplacedLines>)>| {
+        let (lines_from, replaced_lines) = lines.unzip();
+        Side {
+            blob: Arc::new(ParsedBlob {
+                text: Arc::default(),
+                symbols: Arc::clone(&side.blob.symbols),
+                lossy: side.blob.lossy,
+                state: None,
+                lines_from,
+                replaced_lines,
+            }),
+            ..side
+        }
     };
     let old = old.map(|side| strip(side, None));
     let new = new.map(|side| strip(side, lines));

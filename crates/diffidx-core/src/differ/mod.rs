@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use gix::ObjectId;
 
 use crate::codegraph::HeldFacts;
-use crate::delta::{self, FileVersion, Labeled, Status, SymbolDelta};
+use crate::delta::{self, FileVersion, Labeled, ReplacedLines, Status, SymbolDelta};
 use crate::error::{Error, Result};
 use crate::git::hunks::{diff_lines, LineChange};
 use crate::git::{patch, CommitInfo, FileChange, Repo};
@@ -97,6 +97,9 @@ pub struct ParsedBlob {
     /// version's blob and the line changes from its text to this one, which
     /// the labelling of the pair then need not compute again.
     lines_from: Option<(ObjectId, Arc<[LineChange]>)>,
+    /// For a side held without its text: the lines its change from the
+    /// old side replaced, which the labelling reads for rewritten calls.
+    replaced_lines: Option<Arc<ReplacedLines>>,
 }
 
 type Loaded = std::result::Result<Arc<ParsedBlob>, Unreadable>;
@@ -133,6 +136,7 @@ impl ParsedBlob {
             lossy: blob.lossy,
             state: None,
             lines_from: blob.lines_from.clone(),
+            replaced_lines: blob.replaced_lines.clone(),
         })
     }
 
@@ -582,6 +586,7 @@ impl<'r> SymbolDiffer<'r> {
                         lossy: source.lossy,
                         state: None,
                         lines_from: None,
+                        replaced_lines: None,
                     }),
                 })
             };
@@ -937,6 +942,7 @@ impl<'r> SymbolDiffer<'r> {
                             lines_from: base_blob
                                 .zip(extracted.line_changes)
                                 .map(|(base, changes)| (base, changes.into())),
+                            replaced_lines: None,
                         })),
                     }
                 }
@@ -1102,7 +1108,24 @@ fn label_all(
         labeled.extend(delta::label_file(version(old), version(new), changes));
     }
     delta::match_moves(&mut labeled);
-    let deltas = delta::to_deltas(&labeled);
+    // Calls rewritten from a deleted name to an added one: lineage
+    // evidence, read from the lines the hunks replaced (kept by a side
+    // held without its text, else read from the texts, lazily).
+    let texts = pairs
+        .iter()
+        .zip(&hunks)
+        .filter_map(|((old, new), changes)| match (old, new) {
+            (Some(o), Some(n)) if o.path == n.path => {
+                let replaced: Cow<'_, ReplacedLines> = match &n.blob.replaced_lines {
+                    Some(kept) => Cow::Borrowed(kept),
+                    None => Cow::Owned(ReplacedLines::of(&o.blob.text, &n.blob.text, changes)),
+                };
+                Some((n.path.as_str(), replaced))
+            }
+            _ => None,
+        });
+    let rewritten = delta::RewrittenCalls::find(&labeled, texts);
+    let deltas = delta::to_deltas_with(&labeled, &rewritten);
     diagnostics.sort_by(|a, b| (&a.path, a.problem as u8).cmp(&(&b.path, b.problem as u8)));
     diagnostics.dedup();
     let files = pairs
