@@ -520,31 +520,36 @@ pub struct ReplacedLines {
 impl ReplacedLines {
     /// The replaced lines of `hunks` between two texts.
     pub fn of(old_text: &str, new_text: &str, hunks: &[LineChange]) -> ReplacedLines {
-        let both =
-            hunks.iter().any(|h| !h.old.is_empty()) && hunks.iter().any(|h| !h.new.is_empty());
-        if !both {
-            return ReplacedLines::default();
-        }
-        let pick = |text: &str, ranges: &mut dyn Iterator<Item = std::ops::Range<u32>>| {
-            let lines: Vec<&str> = text.lines().collect();
-            ranges
-                .flatten()
-                .filter_map(|n| {
-                    let line = lines.get((n as usize).checked_sub(1)?)?;
-                    line.contains('(').then(|| (n, (*line).to_owned()))
-                })
-                .collect::<Vec<_>>()
-        };
-        let old = pick(old_text, &mut hunks.iter().map(|h| h.old.clone()));
+        let old = calling_lines(old_text, hunks.iter().map(|h| h.old.clone()));
         if old.is_empty() {
             return ReplacedLines::default();
         }
-        let new = pick(new_text, &mut hunks.iter().map(|h| h.new.clone()));
+        let new = calling_lines(new_text, hunks.iter().map(|h| h.new.clone()));
         if new.is_empty() {
             return ReplacedLines::default();
         }
         ReplacedLines { old, new }
     }
+}
+
+/// The lines of `text` in `ranges` (1-based) that hold a `(`; the text is
+/// split only when a range is not empty.
+fn calling_lines(
+    text: &str,
+    ranges: impl Iterator<Item = std::ops::Range<u32>>,
+) -> Vec<(u32, String)> {
+    let mut ranges = ranges.filter(|r| !r.is_empty()).peekable();
+    if ranges.peek().is_none() {
+        return Vec::new();
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    ranges
+        .flatten()
+        .filter_map(|n| {
+            let line = lines.get((n as usize).checked_sub(1)?)?;
+            line.contains('(').then(|| (n, (*line).to_owned()))
+        })
+        .collect()
 }
 
 /// Whether line `line` of `path` is inside a declaration named `name`.
@@ -767,6 +772,11 @@ mod tests {
         }
     }
 
+    /// A hunk: the changed lines on each side.
+    fn hunk(old: std::ops::Range<u32>, new: std::ops::Range<u32>) -> LineChange {
+        LineChange { old, new }
+    }
+
     /// `Checker.displayErrors` renamed `fireErrors`, its parameters
     /// reordered and its body rewritten, and its caller rewritten to match.
     fn renamed_with_its_caller() -> (&'static str, &'static str, FileSymbols, FileSymbols) {
@@ -810,16 +820,7 @@ mod tests {
             (LINEAGE_THRESHOLD_REWRITTEN_CALL..LINEAGE_THRESHOLD_SAME_PLACE).contains(&similarity),
             "the fixture's texts must be too unlike for the other rules: {similarity}"
         );
-        let changes = [
-            LineChange {
-                old: 2..4,
-                new: 2..4,
-            },
-            LineChange {
-                old: 6..7,
-                new: 6..7,
-            },
-        ];
+        let changes = [hunk(2..4, 2..4), hunk(6..7, 6..7)];
         let labeled = label_in_place("Checker.java", &old, &new, &changes);
         assert!(links_of(&labeled).is_empty());
         let replaced = ReplacedLines::of(old_text, new_text, &changes);
@@ -845,28 +846,13 @@ mod tests {
         );
     }
 
-    /// The renamed declaration's own header is no evidence: only a call
-    /// outside it is.
     /// A block git shows as moved puts the old call and the new one in
     /// different hunks: still a call the file rewrote. A call removed from
     /// one file and one added to another are not.
     #[test]
     fn a_call_rewritten_in_another_hunk_of_the_file_counts() {
         let (old_text, new_text, old, new) = renamed_with_its_caller();
-        let changes = [
-            LineChange {
-                old: 2..4,
-                new: 2..4,
-            },
-            LineChange {
-                old: 6..7,
-                new: 6..6,
-            },
-            LineChange {
-                old: 8..8,
-                new: 6..7,
-            },
-        ];
+        let changes = [hunk(2..4, 2..4), hunk(6..7, 6..6), hunk(8..8, 6..7)];
         let labeled = label_in_place("Checker.java", &old, &new, &changes);
         let replaced = ReplacedLines::of(old_text, new_text, &changes);
         let rewritten = RewrittenCalls::find(&labeled, [("Checker.java", &replaced)]);
@@ -887,13 +873,12 @@ mod tests {
         assert!(apart.is_empty());
     }
 
+    /// The renamed declaration's own header is no evidence: only a call
+    /// outside it is.
     #[test]
     fn a_renamed_header_alone_is_no_rewritten_call() {
         let (old_text, new_text, old, new) = renamed_with_its_caller();
-        let changes = [LineChange {
-            old: 2..4,
-            new: 2..4,
-        }];
+        let changes = [hunk(2..4, 2..4)];
         let labeled = label_in_place("Checker.java", &old, &new, &changes);
         let replaced = ReplacedLines::of(old_text, new_text, &changes);
         let rewritten = RewrittenCalls::find(&labeled, [("Checker.java", &replaced)]);
