@@ -138,7 +138,9 @@ pub const LINEAGE_THRESHOLD: f64 = 0.6;
 pub const LINEAGE_THRESHOLD_SAME_NAME: f64 = 0.4;
 
 /// The same, for the same own name in the same file and container (a
-/// method re-signed with its body largely rewritten, in place).
+/// method re-signed with its body largely rewritten, in place), or when
+/// the deleted one's container went in the same commit and the pair are
+/// the commit's only namesakes (a class merged into another).
 pub const LINEAGE_THRESHOLD_SAME_CONTAINER: f64 = 0.2;
 
 /// The same, for another own name in the same place: the same file, the
@@ -330,8 +332,10 @@ pub fn match_moves(labeled: &mut Vec<Labeled<'_>>) {
 /// Lineage: pairs each ADDED symbol with the DELETED symbol of the same kind
 /// (and commit) whose text is most similar, at or above
 /// [`LINEAGE_THRESHOLD`] ([`LINEAGE_THRESHOLD_SAME_NAME`] for the same own
-/// name, [`LINEAGE_THRESHOLD_SAME_CONTAINER`] for it in the same container,
-/// [`LINEAGE_THRESHOLD_SAME_PLACE`] for another name in the same place). One-to-one and greedy: pairs that share their own name first,
+/// name, [`LINEAGE_THRESHOLD_SAME_CONTAINER`] for it in the same container
+/// or for the only namesakes of a commit, the deleted one's container
+/// deleted with it, [`LINEAGE_THRESHOLD_SAME_PLACE`] for another name in
+/// the same place). One-to-one and greedy: pairs that share their own name first,
 /// then the most similar pair first, then the labeled order. Returns
 /// `(added, deleted, similarity)` indexes into `labeled`.
 pub fn link_lineage(labeled: &[Labeled<'_>]) -> Vec<(usize, usize, Similarity)> {
@@ -354,6 +358,30 @@ pub fn link_lineage_with(
             _ => {}
         }
     }
+    // A namesake whose container this commit deleted (a class merged into
+    // another, or renamed) counts as if it stayed in place, when the name
+    // is the only one of its kind on both sides: `toString` of two deleted
+    // classes and two added ones says nothing about which went where.
+    let deleted_here: HashSet<(&str, usize)> = labeled
+        .iter()
+        .filter(|l| l.status == Status::Deleted)
+        .map(|l| (l.file.path, l.index))
+        .collect();
+    let mut namesakes: HashMap<(SymbolKind, &str, Status), usize> = HashMap::new();
+    for l in labeled {
+        let s = l.symbol();
+        *namesakes
+            .entry((s.kind, s.name.as_str(), l.status))
+            .or_default() += 1;
+    }
+    let orphaned = |d: &Labeled<'_>| {
+        let s = d.symbol();
+        let one = |status| namesakes.get(&(s.kind, s.name.as_str(), status)) == Some(&1);
+        s.parent
+            .is_some_and(|p| deleted_here.contains(&(d.file.path, p)))
+            && one(Status::Added)
+            && one(Status::Deleted)
+    };
     let mut pairs: Vec<(Similarity, bool, usize, usize)> = Vec::new();
     for (added, deleted) in by_kind.values() {
         let crowded = added.len().saturating_mul(deleted.len()) > MAX_LINEAGE_PAIRS;
@@ -371,7 +399,7 @@ pub fn link_lineage_with(
                     LINEAGE_THRESHOLD_REWRITTEN_CALL
                 } else if same_name {
                     if similarity < LINEAGE_THRESHOLD_SAME_NAME
-                        && same_container(&labeled[a], &labeled[d])
+                        && (same_container(&labeled[a], &labeled[d]) || orphaned(&labeled[d]))
                     {
                         LINEAGE_THRESHOLD_SAME_CONTAINER
                     } else {
@@ -1005,27 +1033,39 @@ mod tests {
             parent,
             ..sketched(SymbolKind::Method, qualname, &text)
         };
-        let class = |name: &str| sym(SymbolKind::Class, name, (1, 40), 9);
+        let class = |name: &str, lines: (u32, u32)| sym(SymbolKind::Class, name, lines, 9);
         let old_text = format!("void Run ( int a ) {{ {} }}", stmts.join(" "));
         let new_text = format!(
             "void Run ( int a , string s ) {{ {} {fresh} }}",
             stmts[..14].join(" ")
         );
-        let link = |new_class: &str| {
-            let old = file(vec![
-                class("C"),
-                method("C.Run", "(int)", old_text.clone(), Some(0)),
-            ]);
-            let new = file(vec![
-                class(new_class),
-                method(
-                    &format!("{new_class}.Run"),
-                    "(int,string)",
-                    new_text.clone(),
-                    Some(0),
-                ),
-            ]);
-            let similarity = new.symbols[1].sketch.similarity(&old.symbols[1].sketch);
+        // The method moves from the first class of `old_classes` to the last
+        // of `new_classes`.
+        let link = |old_classes: &[&str], new_classes: &[&str]| {
+            let classes = |names: &[&str]| -> Vec<Symbol> {
+                (0..names.len())
+                    .map(|i| class(names[i], (1 + 50 * i as u32, 40 + 50 * i as u32)))
+                    .collect()
+            };
+            let mut old_symbols = classes(old_classes);
+            old_symbols.push(method(
+                &format!("{}.Run", old_classes[0]),
+                "(int)",
+                old_text.clone(),
+                Some(0),
+            ));
+            let mut new_symbols = classes(new_classes);
+            let last = new_classes.len() - 1;
+            new_symbols.push(method(
+                &format!("{}.Run", new_classes[last]),
+                "(int,string)",
+                new_text.clone(),
+                Some(last),
+            ));
+            let (old, new) = (file(old_symbols), file(new_symbols));
+            let similarity = new.symbols[new_classes.len()]
+                .sketch
+                .similarity(&old.symbols[old_classes.len()].sketch);
             assert!(
                 (LINEAGE_THRESHOLD_SAME_CONTAINER..LINEAGE_THRESHOLD_SAME_NAME)
                     .contains(&similarity),
@@ -1033,12 +1073,49 @@ mod tests {
             );
             link_lineage(&label_in_place("c.cs", &old, &new, &[])).len()
         };
-        assert_eq!(link("C"), 1, "re-signed in place");
+        assert_eq!(link(&["C"], &["C"]), 1, "re-signed in place");
         assert_eq!(
-            link("D"),
+            link(&["C", "D"], &["C", "D"]),
             0,
-            "under another container the name is not enough"
+            "moved to another container that was there, the name is not enough"
         );
+        assert_eq!(
+            link(&["C", "D"], &["D"]),
+            1,
+            "its container went in the same commit: merged into another"
+        );
+    }
+
+    #[test]
+    fn a_namesake_whose_container_went_links_only_when_it_is_the_only_one() {
+        let stmts: Vec<String> = (0..30).map(|i| format!("a{i} = b{i} ;")).collect();
+        let fresh: String = (0..16).map(|i| format!("c{i} = s . d{i} ; ")).collect();
+        let method = |qualname: &str, text: String, parent: usize| Symbol {
+            parent: Some(parent),
+            ..sketched(SymbolKind::Method, qualname, &text)
+        };
+        let class = |name: &str, at: u32| sym(SymbolKind::Class, name, (at, at + 40), 9);
+        let old_text = format!("void Run ( int a ) {{ {} }}", stmts.join(" "));
+        let new_text = |k: usize| {
+            format!(
+                "void Run ( int a , string s ) {{ {} {fresh} k{k} }}",
+                stmts[..14].join(" ")
+            )
+        };
+        // Two classes with a `Run` each deleted, two added: no pair links.
+        let old = file(vec![
+            class("A", 1),
+            method("A.Run", old_text.clone(), 0),
+            class("B", 50),
+            method("B.Run", old_text.replace("a0", "z0"), 2),
+        ]);
+        let new = file(vec![
+            class("C", 1),
+            method("C.Run", new_text(1), 0),
+            class("D", 50),
+            method("D.Run", new_text(2), 2),
+        ]);
+        assert!(link_lineage(&label_in_place("c.cs", &old, &new, &[])).is_empty());
     }
 
     #[test]
