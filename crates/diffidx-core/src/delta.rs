@@ -358,29 +358,12 @@ pub fn link_lineage_with(
             _ => {}
         }
     }
-    // A namesake whose container this commit deleted (a class merged into
-    // another, or renamed) counts as if it stayed in place, when the name
-    // is the only one of its kind on both sides: `toString` of two deleted
-    // classes and two added ones says nothing about which went where.
-    let deleted_here: HashSet<(&str, usize)> = labeled
-        .iter()
-        .filter(|l| l.status == Status::Deleted)
-        .map(|l| (l.file.path, l.index))
-        .collect();
-    let mut namesakes: HashMap<(SymbolKind, &str, Status), usize> = HashMap::new();
-    for l in labeled {
-        let s = l.symbol();
-        *namesakes
-            .entry((s.kind, s.name.as_str(), l.status))
-            .or_default() += 1;
-    }
-    let orphaned = |d: &Labeled<'_>| {
-        let s = d.symbol();
-        let one = |status| namesakes.get(&(s.kind, s.name.as_str(), status)) == Some(&1);
-        s.parent
-            .is_some_and(|p| deleted_here.contains(&(d.file.path, p)))
-            && one(Status::Added)
-            && one(Status::Deleted)
+    // Read only when a namesake pair falls short of the same-name threshold.
+    let orphans = std::cell::OnceCell::new();
+    let orphaned = |d: usize| {
+        orphans
+            .get_or_init(|| orphans_of(labeled, &by_kind))
+            .contains(&d)
     };
     let mut pairs: Vec<(Similarity, bool, usize, usize)> = Vec::new();
     for (added, deleted) in by_kind.values() {
@@ -399,7 +382,7 @@ pub fn link_lineage_with(
                     LINEAGE_THRESHOLD_REWRITTEN_CALL
                 } else if same_name {
                     if similarity < LINEAGE_THRESHOLD_SAME_NAME
-                        && (same_container(&labeled[a], &labeled[d]) || orphaned(&labeled[d]))
+                        && (same_container(&labeled[a], &labeled[d]) || orphaned(d))
                     {
                         LINEAGE_THRESHOLD_SAME_CONTAINER
                     } else {
@@ -439,6 +422,44 @@ pub fn link_lineage_with(
         }
     }
     links
+}
+
+/// The DELETED symbols that count as if their namesake stayed in place: a
+/// container of theirs went in the same commit (a class merged into
+/// another, or renamed), and they and one ADDED symbol are the commit's
+/// only ones of their kind and name (`toString` of two deleted classes and
+/// two added ones says nothing about which went where).
+fn orphans_of(
+    labeled: &[Labeled<'_>],
+    by_kind: &HashMap<SymbolKind, (Vec<usize>, Vec<usize>)>,
+) -> HashSet<usize> {
+    let deleted_here: HashSet<(&str, usize)> = by_kind
+        .values()
+        .flat_map(|(_, deleted)| deleted)
+        .map(|&d| (labeled[d].file.path, labeled[d].index))
+        .collect();
+    let counts = |side: &[usize]| {
+        let mut n: HashMap<&str, usize> = HashMap::new();
+        for &i in side {
+            *n.entry(labeled[i].symbol().name.as_str()).or_default() += 1;
+        }
+        n
+    };
+    let mut out = HashSet::new();
+    for (added, deleted) in by_kind.values() {
+        let (added_names, deleted_names) = (counts(added), counts(deleted));
+        for &d in deleted {
+            let s = labeled[d].symbol();
+            let one = |names: &HashMap<&str, usize>| names.get(s.name.as_str()) == Some(&1);
+            let container_gone = s
+                .parent
+                .is_some_and(|p| deleted_here.contains(&(labeled[d].file.path, p)));
+            if container_gone && one(&added_names) && one(&deleted_names) {
+                out.insert(d);
+            }
+        }
+    }
+    out
 }
 
 /// Calls a commit rewrote from a deleted callable's name to an added one's:
@@ -1043,8 +1064,11 @@ mod tests {
         // of `new_classes`.
         let link = |old_classes: &[&str], new_classes: &[&str]| {
             let classes = |names: &[&str]| -> Vec<Symbol> {
-                (0..names.len())
-                    .map(|i| class(names[i], (1 + 50 * i as u32, 40 + 50 * i as u32)))
+                let at = |i: usize| 1 + 50 * i as u32;
+                names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| class(name, (at(i), at(i) + 39)))
                     .collect()
             };
             let mut old_symbols = classes(old_classes);

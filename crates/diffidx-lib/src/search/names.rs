@@ -27,8 +27,6 @@ struct Prepared {
     name: String,
     parts: Vec<String>,
     squashed: String,
-    /// The characters of `squashed`, one bit each ([`char_set`]).
-    chars: u64,
 }
 
 /// The names of every symbol, prepared once per store state.
@@ -63,22 +61,18 @@ impl NameIndex {
     pub fn new(entries: Vec<SymbolEntry>) -> NameIndex {
         let prepared: Vec<Prepared> = entries
             .iter()
-            .map(|e| {
-                let squashed = parts::squashed(&e.name);
-                Prepared {
-                    qualname: normal(diffidx_core::qualname::split_twin(&e.qualname).0),
-                    name: e.name.to_lowercase(),
-                    parts: parts::split(&e.name),
-                    chars: char_set(&squashed),
-                    squashed,
-                }
+            .map(|e| Prepared {
+                qualname: normal(diffidx_core::qualname::split_twin(&e.qualname).0),
+                name: e.name.to_lowercase(),
+                parts: parts::split(&e.name),
+                squashed: parts::squashed(&e.name),
             })
             .collect();
         let char_sets = prepared
             .iter()
             .map(|p| {
                 let last = p.qualname.rsplit('.').next().unwrap_or_default();
-                (p.chars, char_set(&parts::squashed(last)))
+                (char_set(&p.squashed), char_set(&parts::squashed(last)))
             })
             .collect();
         let mut by_id: Vec<u32> = (0..entries.len() as u32).collect();
@@ -182,9 +176,12 @@ impl NameIndex {
             .char_sets
             .iter()
             .enumerate()
-            .filter(|(_, &(own, last))| lacks(last) == 0 || lacks(own) <= allowed)
-            .filter_map(|(i, _)| {
-                let score = score(&self.prepared[i], &wanted)?;
+            .filter_map(|(i, &(own, last))| {
+                let missing = lacks(own);
+                if lacks(last) > 0 && missing > allowed {
+                    return None;
+                }
+                let score = score(&self.prepared[i], &wanted, missing, allowed)?;
                 if !keep(&self.entries[i]) {
                     return None;
                 }
@@ -213,7 +210,9 @@ fn normal(qualname: &str) -> String {
 }
 
 /// The class `p` falls in for `q`, as a score; `None`: no match.
-fn score(p: &Prepared, q: &Wanted) -> Option<f64> {
+/// `missing`: how many of the query's characters the own name lacks;
+/// `allowed`: the edits a near spelling may take.
+fn score(p: &Prepared, q: &Wanted, missing: usize, allowed: usize) -> Option<f64> {
     if p.qualname == q.qualname {
         return Some(1.0);
     }
@@ -235,8 +234,6 @@ fn score(p: &Prepared, q: &Wanted) -> Option<f64> {
     // Every rule below but the near spelling needs each character of the
     // query's name in the name; a near spelling adds at most `allowed` new
     // ones. Comparing the two sets first skips most names cheaply.
-    let allowed = allowed_edits(&q.squashed);
-    let missing = (q.chars & !p.chars).count_ones() as usize;
     if missing > allowed {
         return None;
     }
