@@ -567,6 +567,156 @@ fn a_nested_functions_holder_is_reached_through_it() {
     assert_equal_to_fresh_build(&repo);
 }
 
+/// `(qualname+sig, through)` of each caller.
+fn callers_through(answer: &Value, list: &str) -> Vec<(String, Option<String>)> {
+    answer[list]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                format!(
+                    "{}{}",
+                    c["qualname"].as_str().unwrap(),
+                    c["sig"].as_str().unwrap()
+                ),
+                c["through"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_call_through_an_interface_or_a_base_reaches_the_overrides() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "src/p/Shape.java",
+        "package p;\npublic interface Shape {\n    double area();\n    double area(double scale);\n}\n",
+    );
+    repo.write(
+        "src/p/Base.java",
+        "package p;\npublic abstract class Base implements Shape {\n\
+         \x20   public String name() { return \"base\"; }\n}\n",
+    );
+    repo.write(
+        "src/p/Circle.java",
+        "package p;\npublic class Circle extends Base {\n    private double r;\n\
+         \x20   public double area() { return 3.14 * r * r; }\n\
+         \x20   public double area(double scale) { return scale * area(); }\n\
+         \x20   public String name() { return \"circle\"; }\n}\n",
+    );
+    repo.write(
+        "src/p/Plot.java",
+        "package p;\npublic class Plot {\n    public double area() { return 0; }\n}\n",
+    );
+    repo.write(
+        "src/p/Report.java",
+        "package p;\npublic class Report {\n\
+         \x20   public double total(Shape s) { return s.area(); }\n\
+         \x20   public double scaled(Shape s) { return s.area(2.0); }\n\
+         \x20   public String label(Base b) { return b.name(); }\n\
+         \x20   public double one(Circle c) { return c.area(); }\n\
+         \x20   public double plot(Plot p) { return p.area(); }\n}\n",
+    );
+    repo.commit("shapes");
+    succeeded(&repo.diffidx(&["index"]));
+    // The interface's callers, and Circle's own, are Circle.area()'s: a
+    // call of Shape.area() may run it. Not the overload's, not Plot's.
+    let answer = json(&repo, &["graph", "p.Circle.area()", "--callers", "--json"]);
+    let mut got = callers_through(&answer, "callers");
+    got.sort();
+    let through = |q: &str, t: Option<&str>| (q.to_owned(), t.map(str::to_owned));
+    assert_eq!(
+        got,
+        [
+            through("p.Circle.area(double)", None),
+            through("p.Report.one(Circle)", None),
+            through("p.Report.total(Shape)", Some("p.Shape.area")),
+        ],
+        "{answer}"
+    );
+    // Through an abstract base's interface, by parameter count.
+    let answer = json(
+        &repo,
+        &["graph", "p.Circle.area(double)", "--callers", "--json"],
+    );
+    assert_eq!(
+        callers_through(&answer, "callers"),
+        [through("p.Report.scaled(Shape)", Some("p.Shape.area"))],
+        "{answer}"
+    );
+    // An override of a base class's method.
+    let answer = json(&repo, &["graph", "p.Circle.name", "--callers", "--json"]);
+    assert_eq!(
+        callers_through(&answer, "callers"),
+        [through("p.Report.label(Base)", Some("p.Base.name"))],
+        "{answer}"
+    );
+    // What the interface's method is called by stays as it was.
+    let answer = json(&repo, &["graph", "p.Shape.area()", "--callers", "--json"]);
+    assert_eq!(
+        callers_through(&answer, "callers"),
+        [through("p.Report.total(Shape)", None)],
+        "{answer}"
+    );
+    // A change to the override puts the interface's callers at risk.
+    repo.write(
+        "src/p/Circle.java",
+        "package p;\npublic class Circle extends Base {\n    private double r;\n\
+         \x20   public double area() { return Math.PI * r * r; }\n\
+         \x20   public double area(double scale) { return scale * area(); }\n\
+         \x20   public String name() { return \"circle\"; }\n}\n",
+    );
+    repo.commit("pi");
+    succeeded(&repo.diffidx(&["index"]));
+    let impact = json(&repo, &["impact", "HEAD", "--depth", "1", "--json"]);
+    let mut reached = callers_through(&impact, "reached");
+    reached.sort();
+    assert_eq!(
+        reached,
+        [
+            through("p.Circle.area(double)", None),
+            through("p.Report.one(Circle)", None),
+            through("p.Report.total(Shape)", Some("p.Shape.area")),
+        ],
+        "{impact}"
+    );
+    let text = repo.ok(&["graph", "p.Circle.area()", "--callers"]);
+    assert!(
+        text.contains("p.Report.total(Shape)  src/p/Report.java:3  scoped, through p.Shape.area"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_python_override_has_its_bases_callers_but_not_their_constructions() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "jobs.py",
+        "class Job:\n    def __init__(self):\n        self.done = False\n\n\
+         \x20   def run(self):\n        self.step()\n\n\
+         \x20   def step(self):\n        pass\n\n\n\
+         class Backup(Job):\n    def __init__(self):\n        super().__init__()\n\n\
+         \x20   def step(self):\n        return 1\n\n\n\
+         def main():\n    Job().run()\n",
+    );
+    repo.commit("jobs");
+    succeeded(&repo.diffidx(&["index"]));
+    let through = |q: &str, t: Option<&str>| (q.to_owned(), t.map(str::to_owned));
+    // The template method's call of `self.step()` may run the override.
+    let answer = json(&repo, &["graph", "Backup.step", "--callers", "--json"]);
+    assert_eq!(
+        callers_through(&answer, "callers"),
+        [through("Job.run", Some("Job.step"))],
+        "{answer}"
+    );
+    // `Job()` makes a Job: it never runs Backup's `__init__`.
+    let answer = json(&repo, &["graph", "Backup.__init__", "--callers", "--json"]);
+    assert!(callers_through(&answer, "callers").is_empty(), "{answer}");
+    let answer = json(&repo, &["graph", "Job.__init__", "--callers", "--json"]);
+    assert!(!callers_through(&answer, "callers").is_empty(), "{answer}");
+}
+
 #[test]
 fn java_calls_constructors_and_bases_reach_the_graph() {
     let mut repo = TestRepo::new();

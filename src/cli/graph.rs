@@ -200,13 +200,17 @@ pub fn lower_bound_line(unresolved: &[UnresolvedCallCount]) -> String {
 }
 
 /// `  1  Foo.Bar(int)  src/Foo.cs:12  scoped` (with the candidate count
-/// when ambiguous).
+/// when ambiguous, and the declaration a call through an interface or a
+/// base type names).
 pub fn reached_line(r: &Reached) -> String {
-    let how = if r.resolution == "ambiguous" {
+    let mut how = if r.resolution == "ambiguous" {
         format!("ambiguous, 1 of {}", r.candidates)
     } else {
         r.resolution.clone()
     };
+    if let Some(through) = &r.through {
+        how.push_str(&format!(", through {}", terminal_safe(through)));
+    }
     let edge = if r.edge == "CALLS" {
         String::new()
     } else {

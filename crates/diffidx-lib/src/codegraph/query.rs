@@ -1,13 +1,13 @@
 //! Questions the code graph answers, from the store: what is around a
 //! symbol (`graph`), and what a change puts at risk (`impact`).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use diffidx_core::codegraph::Resolution;
 use diffidx_core::{Status, SymbolDelta, SymbolQuery};
 use serde::{Deserialize, Serialize};
 
-use crate::store::codegraph::{Direction, ImportRow, TreeSymbolRow, UnresolvedCallCount};
+use crate::store::codegraph::{Direction, EdgeRow, ImportRow, TreeSymbolRow, UnresolvedCallCount};
 use crate::store::{Reader, StoreError};
 
 /// What `graph NAME` asks.
@@ -39,6 +39,11 @@ pub struct Reached {
     /// Where the reference is written: file and first line.
     pub file: String,
     pub line: u32,
+    /// For a caller reached through dynamic dispatch: the declaration its
+    /// call names (an interface's or a base type's member), which the
+    /// symbol it was reached from overrides or implements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub through: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +125,140 @@ fn call_names<'a>(symbols: impl Iterator<Item = (&'a str, &'a str, &'a str)>) ->
     names
 }
 
+/// Member kinds a call through a base type or an interface dispatches:
+/// an override of one of these runs in place of what the call names.
+const DISPATCHED: [&str; 5] = ["method", "property", "indexer", "operator", "event"];
+
+/// Methods that make an object rather than dispatch on one: `A()` runs
+/// `A.__init__`, never a subclass's.
+const CONSTRUCTOR_NAMES: [&str; 3] = ["__init__", "__new__", "constructor"];
+
+/// How many base types up an override is looked for.
+const MAX_BASE_DEPTH: usize = 8;
+
+/// How many parameters a signature lists (`(int, string)`: 2).
+fn parameter_count(sig: &str) -> usize {
+    let inner = sig
+        .trim()
+        .strip_prefix('(')
+        .and_then(|s| s.rsplit_once(')').map(|(p, _)| p))
+        .unwrap_or("");
+    if inner.trim().is_empty() {
+        return 0;
+    }
+    let mut depth = 0i32;
+    let mut count = 1;
+    for c in inner.chars() {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => count += 1,
+            _ => {}
+        }
+    }
+    count
+}
+
+/// For each member among `ids`, the declarations it overrides or
+/// implements: the members of its type's bases (transitively, by
+/// `INHERITS`/`IMPLEMENTS` edges of `levels`) with its own name, kind and
+/// number of parameters, as `(member id, declaration)`. A call that names
+/// one of those may run the member (dynamic dispatch): `s.area()` on a
+/// `Shape` runs `Circle.area` when `s` is a `Circle`.
+fn overridden(
+    reader: &Reader<'_>,
+    ids: &[String],
+    levels: &[String],
+) -> Result<Vec<(String, TreeSymbolRow)>, StoreError> {
+    let members: BTreeMap<String, TreeSymbolRow> = reader
+        .tree_symbols(ids)?
+        .into_iter()
+        .filter(|s| {
+            DISPATCHED.contains(&s.kind.as_str())
+                && !CONSTRUCTOR_NAMES.contains(&diffidx_core::qualname::own_name(&s.qualname))
+        })
+        .map(|s| (s.id.clone(), s))
+        .collect();
+    if members.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<String> = members.keys().cloned().collect();
+    let owners = reader.containers_of(&ids)?;
+    // Every base of each container, transitively (cycles stop).
+    let mut bases: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut reached_from: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (_, _, container) in &owners {
+        reached_from
+            .entry(container.clone())
+            .or_default()
+            .insert(container.clone());
+    }
+    let mut frontier: Vec<String> = reached_from.keys().cloned().collect();
+    for _ in 0..MAX_BASE_DEPTH {
+        if frontier.is_empty() {
+            break;
+        }
+        let mut next = BTreeSet::new();
+        for kind in ["INHERITS", "IMPLEMENTS"] {
+            for row in reader.edges(&frontier, kind, Direction::Out, levels)? {
+                let origins = reached_from.get(&row.at).cloned().unwrap_or_default();
+                for origin in origins {
+                    if origin != row.other.id
+                        && bases
+                            .entry(origin.clone())
+                            .or_default()
+                            .insert(row.other.id.clone())
+                    {
+                        reached_from
+                            .entry(row.other.id.clone())
+                            .or_default()
+                            .insert(origin);
+                        next.insert(row.other.id.clone());
+                    }
+                }
+            }
+        }
+        frontier = next.into_iter().collect();
+    }
+    let all_bases: Vec<String> = bases
+        .values()
+        .flatten()
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let names: Vec<String> = owners
+        .iter()
+        .map(|(_, name, _)| name.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut declared: BTreeMap<String, Vec<TreeSymbolRow>> = BTreeMap::new();
+    for (base, row) in reader.members_named(&all_bases, &names)? {
+        declared.entry(base).or_default().push(row);
+    }
+    let mut out = Vec::new();
+    for (member, name, container) in &owners {
+        let Some(symbol) = members.get(member) else {
+            continue;
+        };
+        for base in bases.get(container).into_iter().flatten() {
+            for d in declared.get(base).into_iter().flatten() {
+                if d.id != *member
+                    && diffidx_core::qualname::own_name(&d.qualname) == name
+                    && d.kind == symbol.kind
+                    && parameter_count(&d.sig) == parameter_count(&symbol.sig)
+                {
+                    out.push((member.clone(), d.clone()));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| (&a.0, &a.1.id).cmp(&(&b.0, &b.1.id)));
+    out.dedup_by(|a, b| a.0 == b.0 && a.1.id == b.1.id);
+    Ok(out)
+}
+
 fn levels(min: Resolution) -> Vec<String> {
     Resolution::ALL
         .into_iter()
@@ -146,25 +285,44 @@ fn walk(
             break;
         }
         let mut found: BTreeMap<String, Reached> = BTreeMap::new();
-        let mut rows = Vec::new();
+        let mut rows: Vec<(EdgeRow, Option<String>)> = Vec::new();
         for kind in kinds {
-            rows.extend(reader.edges(&frontier, kind, direction, levels)?);
+            let direct = reader.edges(&frontier, kind, direction, levels)?;
+            rows.extend(direct.into_iter().map(|r| (r, None)));
+        }
+        // A call that names what a member overrides or implements may run
+        // the member: its callers are the member's callers too.
+        if direction == Direction::In && kinds.contains(&"CALLS") {
+            let pairs = overridden(reader, &frontier, levels)?;
+            let declarations: Vec<String> = pairs
+                .iter()
+                .map(|(_, d)| d.id.clone())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            for row in reader.edges(&declarations, "CALLS", direction, levels)? {
+                for (member, declaration) in pairs.iter().filter(|(_, d)| d.id == row.at) {
+                    let mut row = row.clone();
+                    row.at = member.clone();
+                    rows.push((row, Some(declaration.qualname.clone())));
+                }
+            }
         }
         // What a function nested in a function reaches, the function that
         // holds it reaches too (a decorator factory, a closure): callers
         // go on from the holder.
         if direction == Direction::In {
-            let mut nested: Vec<String> = rows.iter().map(|r| r.other.id.clone()).collect();
+            let mut nested: Vec<String> = rows.iter().map(|(r, _)| r.other.id.clone()).collect();
             for _ in 0..4 {
                 let holders = reader.nested_in(&nested)?;
                 if holders.is_empty() {
                     break;
                 }
                 nested = holders.iter().map(|r| r.other.id.clone()).collect();
-                rows.extend(holders);
+                rows.extend(holders.into_iter().map(|r| (r, None)));
             }
         }
-        for row in rows {
+        for (row, through) in rows {
             if seen.contains(&row.other.id) {
                 continue;
             }
@@ -177,6 +335,7 @@ fn walk(
                 file: row.file,
                 line: row.line,
                 symbol: row.other,
+                through,
             };
             let better = |old: &Reached| rank(&reached) < rank(old);
             match found.get(&reached.symbol.id) {

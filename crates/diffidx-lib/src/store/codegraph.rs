@@ -711,6 +711,51 @@ impl super::Reader<'_> {
             .collect())
     }
 
+    /// For each of `ids` declared in another symbol, `(its id, its own
+    /// name, the id of the symbol that contains it)`.
+    pub fn containers_of(&self, ids: &[String]) -> Result<Vec<(String, String, String)>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self.run(
+            "MATCH (t:Symbol)-[:CONTAINS]->(s:Symbol) WHERE s.id IN $ids \
+             RETURN s.id, s.name, t.id",
+            "find containers",
+            vec![("ids", string_list(ids))],
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?, as_string(&r[2])?)))
+            .collect())
+    }
+
+    /// The members of the `containers` whose own name is one of `names`,
+    /// each with the id of its container.
+    pub fn members_named(
+        &self,
+        containers: &[String],
+        names: &[String],
+    ) -> Result<Vec<(String, TreeSymbolRow)>> {
+        if containers.is_empty() || names.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self.run(
+            &format!(
+                "MATCH (t:Symbol)-[:CONTAINS]->(s:Symbol) WHERE t.id IN $ids \
+                 AND s.name IN $names RETURN {SYMBOL_COLUMNS}, t.id"
+            ),
+            "find members",
+            vec![
+                ("ids", string_list(containers)),
+                ("names", string_list(names)),
+            ],
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| Some((as_string(&r[8])?, symbol_row(r)?)))
+            .collect())
+    }
+
     /// For the graph-only functions among `ids` (a function nested in a
     /// function: no content hash), the declaration that holds each, as a
     /// `CONTAINS` edge row.
