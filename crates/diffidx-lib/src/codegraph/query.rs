@@ -353,12 +353,14 @@ fn walk(
     Ok(out)
 }
 
-/// Nearest, then most certain, then by place.
-fn rank(r: &Reached) -> (u32, u8, &str, u32, &str) {
+/// Nearest, then most certain, then direct before through dispatch (a
+/// call that names the symbol before one that may run it), then by place.
+fn rank(r: &Reached) -> (u32, u8, bool, &str, u32, &str) {
     let certainty = Resolution::parse(&r.resolution).map_or(9, |x| x as u8);
     (
         r.distance,
         certainty,
+        r.through.is_some(),
         r.symbol.path.as_str(),
         r.symbol.start_line,
         r.symbol.qualname.as_str(),
