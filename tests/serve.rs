@@ -118,6 +118,47 @@ fn an_idle_server_exits_and_removes_its_socket() {
 }
 
 #[test]
+fn a_server_leaves_when_its_program_is_replaced() {
+    let repo = repo_with_history();
+    // A copy of the program, replaced as an upgrade replaces it: a new file
+    // renamed over the old one.
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("git-diffidx");
+    std::fs::copy(common::bin(), &program).unwrap();
+    let mut server = repo
+        .command(&program)
+        .args(["serve", "--idle", "600"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    repo.wait_for_socket(Duration::from_secs(10));
+    std::thread::sleep(Duration::from_millis(1200));
+    assert!(
+        server.try_wait().unwrap().is_none(),
+        "left before the upgrade"
+    );
+    let upgrade = dir.path().join("git-diffidx.new");
+    std::fs::copy(common::bin(), &upgrade).unwrap();
+    std::fs::rename(&upgrade, &program).unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(10) {
+            let _ = server.kill();
+            panic!("the old server still runs 10 s after its program was replaced");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    assert!(!repo.socket().exists());
+    // The next query is answered, by a server of the new program.
+    assert_eq!(log_json(&repo, true), log_json(&repo, false));
+}
+
+#[test]
 fn a_server_leaves_when_the_index_does() {
     let repo = repo_with_history();
     let mut server = Server::start(&repo, "600");

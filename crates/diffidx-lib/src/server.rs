@@ -12,8 +12,10 @@
 //! (harmlessly) while a writer has the store. It never takes the writer
 //! lock, so the hooks' hand-over between writers is not disturbed.
 //!
-//! The server exits when idle, or when its socket is removed or replaced
-//! (the repository was deleted, another server took over).
+//! The server exits when idle, when its socket is removed or replaced
+//! (the repository was deleted, another server took over), or when its
+//! executable is replaced (diffidx was upgraded: the next query starts
+//! the new one, instead of the old one answering until it idles out).
 
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
@@ -80,11 +82,15 @@ pub fn serve(
     runtime.block_on(async {
         let listener = tokio::net::UnixListener::bind(&path).map_err(io_error)?;
         let inode = std::fs::metadata(&path).map_err(io_error)?.ino();
+        let executable = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some((file_identity(&exe)?, exe)));
         let mut clients = Clients {
             listener,
             path: &path,
             store: &store,
             inode,
+            executable,
             idle,
             last: Instant::now(),
             reopen_when_free: false,
@@ -235,6 +241,8 @@ struct Clients<'p> {
     /// The store file: gone means the repository (or its index) is gone.
     store: &'p Path,
     inode: u64,
+    /// This program's file and what it was when the server started.
+    executable: Option<(FileIdentity, std::path::PathBuf)>,
     idle: Duration,
     last: Instant,
     /// The store was released to a writer: try to reopen it on every tick
@@ -275,7 +283,11 @@ impl Clients<'_> {
                         return None;
                     }
                     let idle = !self.idle.is_zero() && self.last.elapsed() >= self.idle;
-                    if idle || !self.store.exists() {
+                    let replaced = self
+                        .executable
+                        .as_ref()
+                        .is_some_and(|(was, exe)| file_identity(exe).as_ref() != Some(was));
+                    if idle || replaced || !self.store.exists() {
                         let _ = std::fs::remove_file(self.path);
                         return None;
                     }
@@ -287,6 +299,15 @@ impl Clients<'_> {
             }
         }
     }
+}
+
+/// A file's device, inode, size and modification time: which file a path
+/// names, and whether it was rewritten.
+type FileIdentity = (u64, u64, u64, i64, i64);
+
+fn file_identity(path: &Path) -> Option<FileIdentity> {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
 }
 
 /// Reads one line a byte at a time: a buffered reader could take more than
