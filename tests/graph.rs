@@ -717,6 +717,40 @@ fn a_python_override_has_its_bases_callers_but_not_their_constructions() {
 }
 
 #[test]
+fn answers_piped_to_a_reader_that_stops_early_end_quietly() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "jobs.py",
+        "def step():\n    pass\n\n\ndef run():\n    step()\n",
+    );
+    repo.commit("jobs");
+    succeeded(&repo.diffidx(&["index"]));
+    for args in [
+        &["graph", "step", "--callers", "--json"][..],
+        &["impact", "HEAD", "--json"],
+        &["search", "step", "--json"],
+        &["search", "step", "--files"],
+    ] {
+        // `| head -0`: the reader is gone before the answer is written.
+        let mut child = repo
+            .command(common::bin())
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !stderr.contains("panicked"),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+}
+
+#[test]
 fn java_calls_constructors_and_bases_reach_the_graph() {
     let mut repo = TestRepo::new();
     repo.write(

@@ -29,7 +29,7 @@ pub fn run(ctx: &Context, args: &GcArgs) -> anyhow::Result<()> {
     }
     if args.dry_run {
         for commit in &report.unreachable {
-            println!("{commit}");
+            super::util::print(&format!("{commit}\n"))?;
         }
         eprintln!(
             "{n} indexed commit{} no ref reaches; `git diffidx gc` forgets {}",

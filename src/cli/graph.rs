@@ -86,7 +86,7 @@ pub fn run(ctx: &Context, args: &GraphArgs) -> anyhow::Result<()> {
     let program = std::env::current_exe().ok();
     let answer = diffidx_lib::api::graph(&repo, &params, program.as_deref())?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&answer)?);
+        super::util::print(&format!("{}\n", serde_json::to_string_pretty(&answer)?))?;
         return Ok(());
     }
     let style = ctx.style();

@@ -50,7 +50,7 @@ pub fn run(ctx: &Context, args: &ImpactArgs) -> anyhow::Result<()> {
     )?;
     let commit = answer.commit.clone().unwrap_or_default();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&answer)?);
+        super::util::print(&format!("{}\n", serde_json::to_string_pretty(&answer)?))?;
         return Ok(());
     }
     let style = ctx.style();

@@ -105,16 +105,26 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<()> {
     }
     if args.files {
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&answer.files)?);
+            super::util::print(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&answer.files)?
+            ))?;
         } else {
             for file in &answer.files {
-                println!("{:.2}  {}", file.score, terminal_safe(&file.path));
+                super::util::print(&format!(
+                    "{:.2}  {}\n",
+                    file.score,
+                    terminal_safe(&file.path)
+                ))?;
             }
         }
         return Ok(());
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&answer.hits)?);
+        super::util::print(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&answer.hits)?
+        ))?;
         return Ok(());
     }
     if answer.hits.is_empty() {
