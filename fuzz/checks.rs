@@ -174,6 +174,7 @@ pub fn pr_comment(data: &[u8]) {
                     distance: 1,
                     edge: "calls".into(),
                     resolution: "scoped".into(),
+                    through: Some(d.qualname.clone()),
                 })
                 .collect(),
             // Names from the input, in code spans like the rest.

@@ -241,6 +241,7 @@ fn impact(
                 distance: r.distance,
                 edge: r.edge.to_lowercase(),
                 resolution: r.resolution.clone(),
+                through: r.through.clone(),
             })
             .collect(),
         unresolved_calls: answer

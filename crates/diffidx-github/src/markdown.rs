@@ -97,6 +97,9 @@ pub struct Reached {
     /// `calls`, `inherits`, `implements`.
     pub edge: String,
     pub resolution: String,
+    /// A caller through dynamic dispatch: the declaration its call names,
+    /// which the changed symbol overrides or implements.
+    pub through: Option<String>,
 }
 
 /// How many reached symbols the Impact section lists.
@@ -289,12 +292,15 @@ fn impact_section(change: &PullRequestChange<'_>, room: usize) -> String {
             ),
             None => code(&r.path),
         };
+        let edge = match &r.through {
+            Some(through) => format!("{} through {}", r.edge, code(through)),
+            None => r.edge.clone(),
+        };
         let line = format!(
-            "- {} {target} ({} {}, {}, {})\n",
+            "- {} {target} ({} {}, {edge}, {})\n",
             code(&r.name),
             r.distance,
             plural(r.distance as usize, "hop", "hops"),
-            r.edge,
             r.resolution,
         );
         let rest = more(impact.symbols).len() + unknown.len() + GROUP_CLOSE.len();
@@ -603,6 +609,7 @@ mod tests {
             distance: 1 + i / 3,
             edge: "calls".into(),
             resolution: "scoped".into(),
+            through: (i == 1).then(|| "Acme.Pay.IPay.Charge".to_owned()),
         };
         let with_impact = PullRequestChange {
             impact: Some(Impact {
@@ -622,6 +629,11 @@ mod tests {
         // Names stay inside code spans; locations link into the head.
         assert!(body.contains("- ``Acme.Shop.Caller0`@team`` [`src/Shop.cs`](https://github.com/acme/widgets/blob/"), "{body}");
         assert!(body.contains("#L10) (1 hop, calls, scoped)"), "{body}");
+        // A caller through dispatch says what its call names.
+        assert!(
+            body.contains("#L11) (1 hop, calls through `Acme.Pay.IPay.Charge`, scoped)"),
+            "{body}"
+        );
         assert!(
             body.contains("- … and 2 more: `git diffidx impact "),
             "{body}"
