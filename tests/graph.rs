@@ -87,20 +87,17 @@ fn json(repo: &TestRepo, args: &[&str]) -> Value {
     serde_json::from_str(&repo.ok(args)).expect("JSON output")
 }
 
+/// `qualname+sig` of one listed symbol.
+fn display(r: &Value) -> String {
+    format!(
+        "{}{}",
+        r["qualname"].as_str().unwrap(),
+        r["sig"].as_str().unwrap()
+    )
+}
+
 fn qualnames(list: &Value) -> Vec<String> {
-    list.as_array()
-        .map(|a| {
-            a.iter()
-                .map(|r| {
-                    format!(
-                        "{}{}",
-                        r["qualname"].as_str().unwrap(),
-                        r["sig"].as_str().unwrap()
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+    list.as_array().into_iter().flatten().map(display).collect()
 }
 
 #[test]
@@ -573,16 +570,7 @@ fn callers_through(answer: &Value, list: &str) -> Vec<(String, Option<String>)> 
         .as_array()
         .into_iter()
         .flatten()
-        .map(|c| {
-            (
-                format!(
-                    "{}{}",
-                    c["qualname"].as_str().unwrap(),
-                    c["sig"].as_str().unwrap()
-                ),
-                c["through"].as_str().map(str::to_owned),
-            )
-        })
+        .map(|c| (display(c), c["through"].as_str().map(str::to_owned)))
         .collect()
 }
 

@@ -2219,6 +2219,15 @@ fn pick_overloads(
     fallback.clone()
 }
 
+/// The parameters a signature lists: `(Dictionary<K,V>,int)` has two;
+/// `()` and a signature without parentheses (Python's) have none.
+pub fn sig_parameters(sig: &str) -> Vec<String> {
+    sig.strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .map(split_params)
+        .unwrap_or_default()
+}
+
 /// Top-level commas only: `(Dictionary<K,V>,int)` has two parameters.
 fn split_params(inner: &str) -> Vec<String> {
     if inner.is_empty() {

@@ -3,7 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use diffidx_core::codegraph::Resolution;
+use diffidx_core::codegraph::{sig_parameters, Resolution};
+use diffidx_core::qualname::own_name;
 use diffidx_core::{Status, SymbolDelta, SymbolQuery};
 use serde::{Deserialize, Serialize};
 
@@ -136,29 +137,6 @@ const CONSTRUCTOR_NAMES: [&str; 3] = ["__init__", "__new__", "constructor"];
 /// How many base types up an override is looked for.
 const MAX_BASE_DEPTH: usize = 8;
 
-/// How many parameters a signature lists (`(int, string)`: 2).
-fn parameter_count(sig: &str) -> usize {
-    let inner = sig
-        .trim()
-        .strip_prefix('(')
-        .and_then(|s| s.rsplit_once(')').map(|(p, _)| p))
-        .unwrap_or("");
-    if inner.trim().is_empty() {
-        return 0;
-    }
-    let mut depth = 0i32;
-    let mut count = 1;
-    for c in inner.chars() {
-        match c {
-            '(' | '<' | '[' | '{' => depth += 1,
-            ')' | '>' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => count += 1,
-            _ => {}
-        }
-    }
-    count
-}
-
 /// For each member among `ids`, the declarations it overrides or
 /// implements: the members of its type's bases (transitively, by
 /// `INHERITS`/`IMPLEMENTS` edges of `levels`) with its own name, kind and
@@ -175,7 +153,7 @@ fn overridden(
         .into_iter()
         .filter(|s| {
             DISPATCHED.contains(&s.kind.as_str())
-                && !CONSTRUCTOR_NAMES.contains(&diffidx_core::qualname::own_name(&s.qualname))
+                && !CONSTRUCTOR_NAMES.contains(&own_name(&s.qualname))
         })
         .map(|s| (s.id.clone(), s))
         .collect();
@@ -187,7 +165,7 @@ fn overridden(
     // Every base of each container, transitively (cycles stop).
     let mut bases: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut reached_from: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (_, _, container) in &owners {
+    for (_, container) in &owners {
         reached_from
             .entry(container.clone())
             .or_default()
@@ -227,9 +205,9 @@ fn overridden(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let names: Vec<String> = owners
-        .iter()
-        .map(|(_, name, _)| name.clone())
+    let names: Vec<String> = members
+        .values()
+        .map(|m| own_name(&m.qualname).to_owned())
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -238,16 +216,17 @@ fn overridden(
         declared.entry(base).or_default().push(row);
     }
     let mut out = Vec::new();
-    for (member, name, container) in &owners {
+    for (member, container) in &owners {
         let Some(symbol) = members.get(member) else {
             continue;
         };
+        let name = own_name(&symbol.qualname);
         for base in bases.get(container).into_iter().flatten() {
             for d in declared.get(base).into_iter().flatten() {
                 if d.id != *member
-                    && diffidx_core::qualname::own_name(&d.qualname) == name
+                    && own_name(&d.qualname) == name
                     && d.kind == symbol.kind
-                    && parameter_count(&d.sig) == parameter_count(&symbol.sig)
+                    && sig_parameters(&d.sig).len() == sig_parameters(&symbol.sig).len()
                 {
                     out.push((member.clone(), d.clone()));
                 }

@@ -711,21 +711,20 @@ impl super::Reader<'_> {
             .collect())
     }
 
-    /// For each of `ids` declared in another symbol, `(its id, its own
-    /// name, the id of the symbol that contains it)`.
-    pub fn containers_of(&self, ids: &[String]) -> Result<Vec<(String, String, String)>> {
+    /// For each of `ids` declared in another symbol, `(its id, the id of
+    /// the symbol that contains it)`.
+    pub fn containers_of(&self, ids: &[String]) -> Result<Vec<(String, String)>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let rows = self.run(
-            "MATCH (t:Symbol)-[:CONTAINS]->(s:Symbol) WHERE s.id IN $ids \
-             RETURN s.id, s.name, t.id",
+            "MATCH (t:Symbol)-[:CONTAINS]->(s:Symbol) WHERE s.id IN $ids RETURN s.id, t.id",
             "find containers",
             vec![("ids", string_list(ids))],
         )?;
         Ok(rows
             .iter()
-            .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?, as_string(&r[2])?)))
+            .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?)))
             .collect())
     }
 
