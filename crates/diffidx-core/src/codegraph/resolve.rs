@@ -174,6 +174,9 @@ pub struct DefIndex<'a> {
     reexports: Reexports,
     /// [`DefIndex::name_imports`], per file and context asked about.
     name_imports: NameImports<'a>,
+    /// Per Python file: the declarations that hold imports, sorted
+    /// ([`DefIndex::import_context`]).
+    import_owners: Vec<Vec<u32>>,
 }
 
 /// A re-exported path asked about, and at what depth: where it leads.
@@ -377,6 +380,7 @@ impl<'a> DefIndex<'a> {
             scopes: std::cell::RefCell::new(HashMap::default()),
             reexports: std::cell::RefCell::new(HashMap::default()),
             name_imports: std::cell::RefCell::new(HashMap::default()),
+            import_owners: Vec::with_capacity(files.len()),
         };
         let packages: HashSet<&str> = files
             .keys()
@@ -536,6 +540,13 @@ impl<'a> DefIndex<'a> {
                     _ => {}
                 }
             }
+            let mut owners: Vec<u32> = match rules.modules {
+                Modules::Python => file.facts.imports.iter().filter_map(|i| i.owner).collect(),
+                _ => Vec::new(),
+            };
+            owners.sort_unstable();
+            owners.dedup();
+            index.import_owners.push(owners);
             index.by_path.insert(path.as_str(), f as u32);
             index.paths.push(path.as_str());
             index.files.push(file);
@@ -852,11 +863,24 @@ impl<'a> DefIndex<'a> {
 
     /// Where the imports that a declaration of file `f` sees are looked up
     /// ([`DefIndex::imports_in`]): in Rust its inline module; in Python
-    /// the declaration itself, since an import in a function binds the
-    /// name in that function only; elsewhere the file.
+    /// the innermost declaration holding it (or itself) that imports
+    /// something, since an import in a function binds the name in that
+    /// function only, else the file (so that the thousands of lambdas of a
+    /// generated module share the file's imports); elsewhere the file.
     fn import_context(&self, f: u32, def: Option<u32>) -> Option<u32> {
         match self.files[f as usize].language.spec().graph.scope.modules {
-            Modules::Python => def,
+            Modules::Python => {
+                let owners = &self.import_owners[f as usize];
+                let defs = &self.files[f as usize].facts.defs;
+                let mut current = def;
+                while let Some(d) = current {
+                    if owners.binary_search(&d).is_ok() {
+                        return Some(d);
+                    }
+                    current = defs.get(d as usize).and_then(|def| def.parent);
+                }
+                None
+            }
             _ => self.module_of(f, def),
         }
     }
