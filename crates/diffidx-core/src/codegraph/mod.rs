@@ -112,11 +112,27 @@ fn declared(path: &str, file: &SourceFile) -> BTreeSet<(String, String)> {
         if !matches!(r.kind, RefKind::Returns | RefKind::CallsParameter) {
             continue;
         }
-        if let Some(owner) = r.owner.and_then(|o| facts.defs.get(o as usize)) {
+        // A parameter's call belongs to the function that declares the
+        // parameter (`param_depth` declarations out): calls of that
+        // function pass what it calls, and their edges start at the
+        // declaration that makes the call (a lambda in it, say).
+        let caller = r
+            .owner
+            .and_then(|o| facts.defs.get(o as usize))
+            .map_or("", |d| d.qualname.as_str());
+        let mut owner = r.owner;
+        if r.kind == RefKind::CallsParameter {
+            for _ in 0..r.param_depth {
+                owner = owner
+                    .and_then(|o| facts.defs.get(o as usize))
+                    .and_then(|d| d.parent);
+            }
+        }
+        if let Some(owner) = owner.and_then(|o| facts.defs.get(o as usize)) {
             out.insert((
                 owner.name.clone(),
                 format!(
-                    "{path}\0{:?}\0{}\0{}\0{:?}",
+                    "{path}\0{:?}\0{}\0{}\0{:?}\0{caller}",
                     r.kind,
                     r.qualifier.join("."),
                     r.name,
@@ -172,10 +188,19 @@ fn mentions(facts: &FileFacts, names: &HashSet<String>) -> bool {
     if names.is_empty() {
         return false;
     }
+    // What a call passes is looked up by name too (`ensure_sync(self.f)()`
+    // calls `f`; `f(x=g)` passes `g`).
+    let passes = |values: &[String]| {
+        values
+            .iter()
+            .any(|v| v.split(['.', '=']).any(|segment| names.contains(segment)))
+    };
     let refs = facts.refs.iter().any(|r| {
         names.contains(&r.name)
             || r.qualifier.iter().any(|q| names.contains(q))
             || r.owner_type.as_ref().is_some_and(|t| names.contains(t))
+            || passes(&r.arg_names)
+            || passes(&r.returned_args)
     });
     refs || facts.imports.iter().any(|i| {
         i.path.iter().any(|p| names.contains(p))

@@ -1284,3 +1284,72 @@ fn javascript_values_carry_functions() {
     let inner = def_id(&files, "app.js", "outer.inner");
     assert!(!callees(&files, "app.js", "main").contains(&inner));
 }
+
+/// The edges of every file, some kept from `before` (those `affected`
+/// leaves alone) and the rest derived at `after`: what a full build of
+/// `after` gives.
+fn assert_update_equals_full_build(
+    before: &BTreeMap<String, SourceFile>,
+    after: &BTreeMap<String, SourceFile>,
+    redo: &BTreeSet<String>,
+) {
+    let full = DefIndex::new(after);
+    let old = DefIndex::new(before);
+    for path in after.keys() {
+        let kept = if redo.contains(path) {
+            full.resolve_file(path)
+        } else {
+            old.resolve_file(path)
+        };
+        assert_eq!(kept, full.resolve_file(path), "{path}");
+    }
+}
+
+/// A lambda that calls a parameter of the function it is in: its edge to
+/// what a caller passes lives in the caller's file, and follows the
+/// lambda when an edit above it moves it.
+#[test]
+fn a_moved_lambda_that_calls_a_parameter_rederives_the_passing_file() {
+    let lib = |pad: &str| {
+        format!("{pad}def apply(value):\n    run = lambda x: value(x)\n    return run(1)\n")
+    };
+    let before = tree(&[
+        ("lib.py", &lib("")),
+        (
+            "app.py",
+            "from lib import apply\n\ndef main():\n    apply(lambda y: y)\n",
+        ),
+    ]);
+    let mut after = before.clone();
+    after.insert("lib.py".to_owned(), facts("lib.py", &lib("\n\n")));
+    let changed: BTreeSet<String> = ["lib.py".to_owned()].into();
+    let redo = affected(&before, &after, &changed);
+    assert!(redo.contains("app.py"), "{redo:?}");
+    assert_update_equals_full_build(&before, &after, &redo);
+}
+
+/// A function value passed to a call is looked up by name
+/// (`ensure(obj.go)()` calls what `ensure` returns: `go`): when the
+/// declarations of that name change, the passing file is derived again.
+#[test]
+fn a_changed_declaration_rederives_the_files_that_pass_it() {
+    let before = tree(&[
+        ("wrap.py", "def ensure(f):\n    return f\n"),
+        (
+            "view.py",
+            "from wrap import ensure\n\ndef run(obj):\n    return ensure(obj.go)()\n",
+        ),
+        (
+            "jobs/impl.py",
+            "class Job:\n    def go(self):\n        pass\n",
+        ),
+    ]);
+    let mut after = before.clone();
+    let moved = before["jobs/impl.py"].clone();
+    after.remove("jobs/impl.py");
+    after.insert("tasks/impl.py".to_owned(), moved);
+    let changed: BTreeSet<String> = ["jobs/impl.py", "tasks/impl.py"].map(String::from).into();
+    let redo = affected(&before, &after, &changed);
+    assert!(redo.contains("view.py"), "{redo:?}");
+    assert_update_equals_full_build(&before, &after, &redo);
+}
