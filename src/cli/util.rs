@@ -534,10 +534,18 @@ pub fn timings_table(report: &IndexReport) -> String {
     ));
     if let Some(graph) = &report.graph {
         out.push_str(&format!(
-            "  code graph: {} of {} files read, {} of them with the facts the diffing found
-",
-            graph.parsed, graph.files, graph.reused
+            "  code graph: {} of {} files read, {} of them with the facts the diffing found, {} derived\n",
+            graph.parsed, graph.files, graph.reused, graph.derived
         ));
+        let stages = graph.stages;
+        for (stage, time) in [
+            ("load", stages.load),
+            ("parse", stages.parse),
+            ("resolve", stages.resolve),
+            ("write", stages.write),
+        ] {
+            out.push_str(&format!("    {stage:<9} {:>8.3} s\n", time.as_secs_f64()));
+        }
     }
     out
 }

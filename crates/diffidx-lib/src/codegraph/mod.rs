@@ -43,6 +43,22 @@ pub struct GraphReport {
     pub derived: usize,
     /// Files in the tree the graph describes.
     pub files: usize,
+    /// Where the update's time went, stage by stage (`--timings`).
+    pub stages: GraphStages,
+}
+
+/// The time of each stage of one graph update.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GraphStages {
+    /// Reading the stored facts of the graph's files.
+    pub load: std::time::Duration,
+    /// Parsing the files whose blob changed.
+    pub parse: std::time::Duration,
+    /// Choosing the files to derive again, indexing the declarations and
+    /// resolving their references.
+    pub resolve: std::time::Duration,
+    /// Writing the rows that changed to the store.
+    pub write: std::time::Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -96,6 +112,8 @@ pub fn update(
     if current && state.commit.as_deref() == Some(sha.as_str()) {
         return Ok(None);
     }
+    let mut stages = GraphStages::default();
+    let started = std::time::Instant::now();
     let mut old: BTreeMap<String, SourceFile> = BTreeMap::new();
     let mut old_blobs: BTreeMap<String, String> = BTreeMap::new();
     if current {
@@ -158,6 +176,8 @@ pub fn update(
         new.remove(path);
         changed.insert(path.clone());
     }
+    stages.load = started.elapsed();
+    let started = std::time::Instant::now();
     let (read, reused) = facts_of(differ, &changed_sides, known.facts)?;
     let mut unwritten = Vec::with_capacity(changed_sides.len());
     for (side, facts) in changed_sides.iter().zip(read) {
@@ -179,6 +199,8 @@ pub fn update(
     // are the files whose edges pointed into them: every file is derived
     // again (and only what differs written).
     let facts_lost = old.len() < state.sources.len();
+    stages.parse = started.elapsed();
+    let started = std::time::Instant::now();
     let rederived = if current && !facts_lost {
         codegraph::affected(&old, &new, &changed)
     } else {
@@ -204,13 +226,14 @@ pub fn update(
             || !removed.is_empty()
             || changed_sides.iter().any(|s| !old.contains_key(&s.path));
         let directories = file_set_changed.then(|| directory_rows(new.keys().map(String::as_str)));
-        let report = GraphReport {
+        let mut report = GraphReport {
             commit: sha.clone(),
             full: !current,
             parsed: changed_sides.len(),
             reused,
             derived: rederived.len(),
             files: new.len(),
+            stages,
         };
         // What comes after the graph (the search index's words, the
         // semantic chunks) reads only the declarations: the references and
@@ -223,6 +246,8 @@ pub fn update(
             }
         }
         drop(new);
+        report.stages.resolve = started.elapsed();
+        let started = std::time::Instant::now();
         store.write_graph(&GraphWrite {
             commit: sha,
             version: GRAPH_VERSION.to_owned(),
@@ -234,6 +259,7 @@ pub fn update(
             rows,
             directories,
         })?;
+        report.stages.write = started.elapsed();
         Ok(report)
     })?;
     if prune {
