@@ -1250,9 +1250,15 @@ fn timings_break_a_run_down_by_stage() {
     // not by parsing it again.
     assert_eq!(
         diffing[7].trim(),
-        "code graph: 1 of 1 files read, 1 of them with the facts the diffing found",
+        "code graph: 1 of 1 files read, 1 of them with the facts the diffing found, 1 derived",
         "{said}"
     );
+    // Then the graph's stages, each timed.
+    let graph_stages: Vec<&str> = diffing[8..12]
+        .iter()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(graph_stages, ["load", "parse", "resolve", "write"], "{said}");
     // Opening and writing the store takes milliseconds at least.
     let store = stages.iter().find(|(n, _, _)| n == "store").unwrap();
     assert!(store.1 > 0.0, "{said}");
