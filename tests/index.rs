@@ -1258,7 +1258,11 @@ fn timings_break_a_run_down_by_stage() {
         .iter()
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    assert_eq!(graph_stages, ["load", "parse", "resolve", "write"], "{said}");
+    assert_eq!(
+        graph_stages,
+        ["load", "parse", "resolve", "write"],
+        "{said}"
+    );
     // Opening and writing the store takes milliseconds at least.
     let store = stages.iter().find(|(n, _, _)| n == "store").unwrap();
     assert!(store.1 > 0.0, "{said}");
