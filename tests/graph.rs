@@ -346,6 +346,37 @@ fn updates_equal_a_fresh_build_on_a_changing_history() {
     }
 }
 
+/// A merged side branch's commits are loaded after the graph moved past
+/// them: a side commit that only reworded a comment carries its version of
+/// the file's symbols (their lines), which history and graph share. The
+/// graph writes that file's rows again, so its lines stay the tree's.
+#[test]
+fn a_merged_side_branch_leaves_the_graph_lines_of_the_tree() {
+    let mut repo = TestRepo::new();
+    repo.write("a.py", "def f():\n    pass\n");
+    repo.write("b.py", "from a import f\n\ndef g():\n    f()\n");
+    repo.commit("start");
+    succeeded(&repo.diffidx(&["init", "--no-hooks"]));
+    let main = repo.git(&["rev-parse", "--abbrev-ref", "HEAD"]);
+    let main = main.trim();
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("a.py", "# one\n# two\ndef f():\n    pass\n");
+    repo.commit("side: a comment");
+    repo.git(&["checkout", "-q", main]);
+    repo.write("a.py", "# one\n# two\n\n\ndef f():\n    pass\n");
+    repo.commit("main: the comment, spaced");
+    succeeded(&repo.diffidx(&["index"]));
+    // The merge keeps main's tree: a.py does not change on the main line.
+    repo.git(&["merge", "-q", "-s", "ours", "--no-edit", "side"]);
+    succeeded(&repo.diffidx(&["index"]));
+    let f = graph_dump(&repo)
+        .into_iter()
+        .find(|l| l.starts_with("file-symbol a.py") && l.contains("| f |"))
+        .expect("f in the graph");
+    assert!(f.contains("| 5 | 6 |"), "{f}");
+    assert_equal_to_fresh_build(&repo);
+}
+
 /// The same on real history: this repository's last 50 first-parent
 /// commits, stepped through one at a time with `HEAD` moving as a checkout
 /// does, compared with a fresh build every 25 steps and at the end. Each

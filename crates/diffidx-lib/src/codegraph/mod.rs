@@ -78,6 +78,12 @@ pub struct Known {
     /// Facts of blobs the run's differs parsed (they keep those of the
     /// listed files).
     pub facts: ParsedFacts,
+    /// Files whose symbols the run's history load wrote. History and graph
+    /// share each symbol's node, and a loaded commit may hold another
+    /// version of a file than the graph's commit (a merged side branch's
+    /// commit loaded after the graph moved past it): the graph writes the
+    /// rows of these files again, so that their lines are the tree's.
+    pub rewrite: BTreeSet<String>,
 }
 
 /// The files of `commit` the graph describes: those of a known language.
@@ -93,7 +99,7 @@ pub fn source_files(
 }
 
 /// Moves the graph to `commit` (normally `HEAD`). Does nothing when it is
-/// there already. `known` is what the run found already; the files it does
+/// there already and the run wrote no file's symbols. `known` is what the run found already; the files it does
 /// not give facts of are parsed here. The declarations of the files it read
 /// go to `fresh`, with their words (for the search index, which reads the
 /// same parse), without the references and imports.
@@ -109,7 +115,7 @@ pub fn update(
     let state = store.graph_state()?;
     let sha = commit.to_string();
     let current = state.version.as_deref() == Some(GRAPH_VERSION);
-    if current && state.commit.as_deref() == Some(sha.as_str()) {
+    if current && state.commit.as_deref() == Some(sha.as_str()) && known.rewrite.is_empty() {
         return Ok(None);
     }
     let mut stages = GraphStages::default();
@@ -202,7 +208,9 @@ pub fn update(
     stages.parse = started.elapsed();
     let started = std::time::Instant::now();
     let rederived = if current && !facts_lost {
-        codegraph::affected(&old, &new, &changed)
+        let mut rederived = codegraph::affected(&old, &new, &changed);
+        rederived.extend(known.rewrite.into_iter().filter(|p| new.contains_key(p)));
+        rederived
     } else {
         new.keys().cloned().collect()
     };
