@@ -357,12 +357,10 @@ fn a_merged_side_branch_leaves_the_graph_lines_of_the_tree() {
     repo.write("b.py", "from a import f\n\ndef g():\n    f()\n");
     repo.commit("start");
     succeeded(&repo.diffidx(&["init", "--no-hooks"]));
-    let main = repo.git(&["rev-parse", "--abbrev-ref", "HEAD"]);
-    let main = main.trim();
     repo.git(&["checkout", "-q", "-b", "side"]);
     repo.write("a.py", "# one\n# two\ndef f():\n    pass\n");
     repo.commit("side: a comment");
-    repo.git(&["checkout", "-q", main]);
+    repo.git(&["checkout", "-q", "main"]);
     repo.write("a.py", "# one\n# two\n\n\ndef f():\n    pass\n");
     repo.commit("main: the comment, spaced");
     succeeded(&repo.diffidx(&["index"]));
