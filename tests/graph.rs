@@ -375,6 +375,27 @@ fn a_merged_side_branch_leaves_the_graph_lines_of_the_tree() {
     assert_equal_to_fresh_build(&repo);
 }
 
+/// A file derived again whose rows come out as the store holds them is
+/// left alone.
+#[test]
+fn only_files_whose_rows_changed_are_written() {
+    let mut repo = TestRepo::new();
+    repo.write("a.py", "def f():\n    pass\n");
+    repo.write("b.py", "from a import f\n\ndef g():\n    f()\n");
+    repo.commit("start");
+    succeeded(&repo.diffidx(&["init", "--no-hooks"]));
+    // A method named f too: b.py, which calls a name declared anew, is
+    // derived again, and its rows are those stored (its f is a's).
+    repo.write(
+        "a.py",
+        "def f():\n    pass\n\nclass K:\n    def f(self):\n        pass\n",
+    );
+    repo.commit("K.f");
+    let said = succeeded(&repo.diffidx(&["index", "--timings"]));
+    assert!(said.contains("2 derived, 1 of them written"), "{said}");
+    assert_equal_to_fresh_build(&repo);
+}
+
 /// The same on real history: this repository's last 50 first-parent
 /// commits, stepped through one at a time with `HEAD` moving as a checkout
 /// does, compared with a fresh build every 25 steps and at the end. Each

@@ -534,8 +534,9 @@ pub fn timings_table(report: &IndexReport) -> String {
     ));
     if let Some(graph) = &report.graph {
         out.push_str(&format!(
-            "  code graph: {} of {} files read, {} of them with the facts the diffing found, {} derived\n",
-            graph.parsed, graph.files, graph.reused, graph.derived
+            "  code graph: {} of {} files read, {} of them with the facts the diffing found, \
+             {} derived, {} of them written\n",
+            graph.parsed, graph.files, graph.reused, graph.derived, graph.written
         ));
         let stages = graph.stages;
         for (stage, time) in [

@@ -4,8 +4,10 @@
 //! blob changed since the graph's commit are parsed (reusing what the run
 //! parsed already), and the edges of those files and of the files that
 //! mention a name they declare(d) are derived again
-//! (`diffidx_core::codegraph::affected`); nothing else is touched. With no
-//! graph yet, or one of another version, every file is derived: a
+//! (`diffidx_core::codegraph::affected`), with the files whose rows a
+//! history load changed. Of the files derived, only those whose rows differ
+//! from the digest of the rows stored are written; nothing else is touched.
+//! With no graph yet, or one of another version, every file is derived: a
 //! from-scratch build, which updates must always equal.
 //!
 //! The store says which blob of each file the graph describes; the facts of
@@ -25,8 +27,8 @@ use diffidx_core::differ::ParsedFacts;
 use diffidx_core::git::{FileSide, Repo};
 use diffidx_core::{Language, SymbolDiffer};
 
-use crate::graph::code::{CodeRows, DirContains, DirectoryNode};
-use crate::store::codegraph::{GraphWrite, StoredSource};
+use crate::graph::code::{CodeRows, DirContains, DirectoryNode, RowKind};
+use crate::store::codegraph::{GraphWrite, RowsDigest, StoredSource};
 use crate::store::{Store, StoreError};
 
 /// What one update did.
@@ -41,6 +43,9 @@ pub struct GraphReport {
     /// found already (not parsed again).
     pub reused: usize,
     pub derived: usize,
+    /// Of the files derived, those whose rows differ from the stored ones
+    /// (the others are left alone).
+    pub written: usize,
     /// Files in the tree the graph describes.
     pub files: usize,
     /// Where the update's time went, stage by stage (`--timings`).
@@ -78,12 +83,6 @@ pub struct Known {
     /// Facts of blobs the run's differs parsed (they keep those of the
     /// listed files).
     pub facts: ParsedFacts,
-    /// Files whose symbols the run's history load wrote. History and graph
-    /// share each symbol's node, and a loaded commit may hold another
-    /// version of a file than the graph's commit (a merged side branch's
-    /// commit loaded after the graph moved past it): the graph writes the
-    /// rows of these files again, so that their lines are the tree's.
-    pub rewrite: BTreeSet<String>,
 }
 
 /// The files of `commit` the graph describes: those of a known language.
@@ -99,7 +98,7 @@ pub fn source_files(
 }
 
 /// Moves the graph to `commit` (normally `HEAD`). Does nothing when it is
-/// there already and the run wrote no file's symbols. `known` is what the
+/// there already and no history load wrote symbols of its files since. `known` is what the
 /// run found already; the files it does not give facts of are parsed here.
 /// The declarations of the files it read go to `fresh`, with their words
 /// (for the search index, which reads the same parse), without the
@@ -116,7 +115,15 @@ pub fn update(
     let state = store.graph_state()?;
     let sha = commit.to_string();
     let current = state.version.as_deref() == Some(GRAPH_VERSION);
-    if current && state.commit.as_deref() == Some(sha.as_str()) && known.rewrite.is_empty() {
+    // Files whose stored rows a history load changed (it drops their
+    // digest): written again, so that their lines are the tree's.
+    let outdated: BTreeSet<String> = state
+        .sources
+        .iter()
+        .filter(|s| !state.digests.contains_key(&s.path))
+        .map(|s| s.path.clone())
+        .collect();
+    if current && state.commit.as_deref() == Some(sha.as_str()) && outdated.is_empty() {
         return Ok(None);
     }
     let mut stages = GraphStages::default();
@@ -210,10 +217,16 @@ pub fn update(
     let started = std::time::Instant::now();
     let rederived = if current && !facts_lost {
         let mut rederived = codegraph::affected(&old, &new, &changed);
-        rederived.extend(known.rewrite.into_iter().filter(|p| new.contains_key(p)));
+        rederived.extend(outdated.into_iter().filter(|p| new.contains_key(p)));
         rederived
     } else {
         new.keys().cloned().collect()
+    };
+    // After a reset nothing is stored to compare with.
+    let stored_digests = if current {
+        state.digests
+    } else {
+        HashMap::new()
     };
     let prune = !sources.is_empty() || !removed.is_empty();
     // The new facts go to their files on another thread while this one
@@ -225,10 +238,29 @@ pub fn update(
         let writing = &fact_files;
         scope.spawn(move || writing.write_all(unwritten));
         let index = DefIndex::new(&new);
+        // Of each file derived, the kinds of rows that differ from those
+        // stored.
         let mut rows = CodeRows::default();
+        let mut replaced: BTreeMap<RowKind, Vec<String>> = BTreeMap::new();
+        let mut digests = Vec::new();
         for path in &rederived {
             let file = &new[path];
-            rows.add_file(path, file.language, &file.facts, index.resolve_file(path));
+            let mut of_file = CodeRows::default();
+            of_file.add_file(path, file.language, &file.facts, index.resolve_file(path));
+            let digest = of_file.digests();
+            let stored = stored_digests.get(path);
+            let differ = |kind| digest.differ(stored, kind);
+            if !RowKind::ALL.into_iter().any(differ) {
+                continue; // stored as they are
+            }
+            for kind in RowKind::ALL.into_iter().filter(|k| differ(*k)) {
+                replaced.entry(kind).or_default().push(path.clone());
+            }
+            rows.append(of_file, differ);
+            digests.push(RowsDigest {
+                path: path.clone(),
+                digest: digest.text(),
+            });
         }
         drop(index);
         let file_set_changed = !current
@@ -241,6 +273,7 @@ pub fn update(
             parsed: changed_sides.len(),
             reused,
             derived: rederived.len(),
+            written: digests.len(),
             files: new.len(),
             stages,
         };
@@ -264,8 +297,9 @@ pub fn update(
             first: state.commit.is_none() && state.sources.is_empty(),
             removed,
             sources,
-            rederived: rederived.into_iter().collect(),
+            replaced,
             rows,
+            digests,
             directories,
         })?;
         report.stages.write = started.elapsed();

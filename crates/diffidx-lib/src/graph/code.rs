@@ -2,7 +2,9 @@
 //! graph's commit contains, imports, calls, inherits and implements. Like
 //! the commit rows, the store and Neo4j write these and nothing else.
 
-use diffidx_core::codegraph::{Def, Edge, FileEdges, FileFacts, ImportTarget, UnresolvedCalls};
+use diffidx_core::codegraph::{
+    Def, Edge, EdgeKind, FileEdges, FileFacts, ImportTarget, UnresolvedCalls,
+};
 use diffidx_core::symbol::symbol_id;
 use diffidx_core::Language;
 
@@ -174,7 +176,152 @@ pub struct CodeRows {
     pub unresolved_calls: Vec<UnresolvedCallRow>,
 }
 
+/// The kinds of a file's rows. An update replaces each kind of a file's
+/// rows on its own, and only when their digest changed: a body edited
+/// without moving a line changes none of its file's rows, and a caller's
+/// file derived again because a name it uses moved may change only its
+/// edges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RowKind {
+    Files,
+    Symbols,
+    /// The hierarchy: file → symbol, symbol → symbol.
+    Contains,
+    /// The file's imports, with the modules they name.
+    Imports,
+    Edges(EdgeKind),
+    UnresolvedCalls,
+}
+
+impl RowKind {
+    pub const ALL: [RowKind; 8] = [
+        RowKind::Files,
+        RowKind::Symbols,
+        RowKind::Contains,
+        RowKind::Imports,
+        RowKind::Edges(EdgeKind::Calls),
+        RowKind::Edges(EdgeKind::Inherits),
+        RowKind::Edges(EdgeKind::Implements),
+        RowKind::UnresolvedCalls,
+    ];
+
+    fn index(self) -> usize {
+        RowKind::ALL
+            .iter()
+            .position(|k| *k == self)
+            .unwrap_or_default()
+    }
+}
+
+/// The digest of each kind of one file's rows ([`CodeRows::digests`]), in
+/// the order of [`RowKind::ALL`]; as text, what the store keeps of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowDigests(Vec<String>);
+
+impl RowDigests {
+    /// Digests kept as text; `None` for text of another shape.
+    pub fn parse(text: &str) -> Option<RowDigests> {
+        let parts: Vec<String> = text.split(' ').map(str::to_owned).collect();
+        (parts.len() == RowKind::ALL.len()).then_some(RowDigests(parts))
+    }
+
+    pub fn text(&self) -> String {
+        self.0.join(" ")
+    }
+
+    /// Whether the rows of `kind` differ from those `stored` describes
+    /// (always, without stored digests).
+    pub fn differ(&self, stored: Option<&RowDigests>, kind: RowKind) -> bool {
+        stored.is_none_or(|stored| stored.0[kind.index()] != self.0[kind.index()])
+    }
+}
+
+/// A digest of rows in whatever order they come: the sum of each row's own
+/// digest (a multiset hash), and how many there are.
+fn multiset_digest<'a, R: Row + 'a>(rows: impl Iterator<Item = &'a R>) -> String {
+    let (mut sum, mut count) = (0u128, 0u64);
+    for row in rows {
+        let mut hasher = blake3::Hasher::new();
+        for (name, prop) in row.props() {
+            hasher.update(&(name.len() as u64).to_le_bytes());
+            hasher.update(name.as_bytes());
+            match prop {
+                Prop::Str(s) => {
+                    hasher.update(&[1]);
+                    hasher.update(&(s.len() as u64).to_le_bytes());
+                    hasher.update(s.as_bytes());
+                }
+                Prop::Int(n) => {
+                    hasher.update(&[2]);
+                    hasher.update(&n.to_le_bytes());
+                }
+                Prop::Bool(b) => {
+                    hasher.update(&[3, u8::from(b)]);
+                }
+                Prop::Float(x) => {
+                    hasher.update(&[4]);
+                    hasher.update(&x.to_bits().to_le_bytes());
+                }
+            }
+        }
+        let mut low = [0u8; 16];
+        low.copy_from_slice(&hasher.finalize().as_bytes()[..16]);
+        sum = sum.wrapping_add(u128::from_le_bytes(low));
+        count += 1;
+    }
+    format!("{sum:032x}.{count}")
+}
+
 impl CodeRows {
+    /// The digest of each kind of these rows. A graph update compares a
+    /// file's with those of the rows it last wrote, kept in the store, and
+    /// writes only the kinds that differ, without reading stored rows.
+    pub fn digests(&self) -> RowDigests {
+        RowDigests(
+            RowKind::ALL
+                .iter()
+                .map(|kind| match kind {
+                    RowKind::Files => multiset_digest(self.files.iter()),
+                    RowKind::Symbols => multiset_digest(self.symbols.iter()),
+                    RowKind::Contains => multiset_digest(self.contains.iter()),
+                    // The modules are named by the imports.
+                    RowKind::Imports => multiset_digest(self.imports.iter()),
+                    RowKind::Edges(edge) => {
+                        multiset_digest(self.edges.iter().filter(|e| e.edge.kind == *edge))
+                    }
+                    RowKind::UnresolvedCalls => multiset_digest(self.unresolved_calls.iter()),
+                })
+                .collect(),
+        )
+    }
+
+    /// Moves the rows of the kinds `wanted` takes from `other` to the end
+    /// of these.
+    pub fn append(&mut self, mut other: CodeRows, wanted: impl Fn(RowKind) -> bool) {
+        if wanted(RowKind::Files) {
+            self.files.append(&mut other.files);
+        }
+        if wanted(RowKind::Symbols) {
+            self.symbols.append(&mut other.symbols);
+        }
+        if wanted(RowKind::Contains) {
+            self.contains.append(&mut other.contains);
+        }
+        if wanted(RowKind::Imports) {
+            self.modules.append(&mut other.modules);
+            self.imports.append(&mut other.imports);
+        }
+        self.edges.extend(
+            other
+                .edges
+                .into_iter()
+                .filter(|e| wanted(RowKind::Edges(e.edge.kind))),
+        );
+        if wanted(RowKind::UnresolvedCalls) {
+            self.unresolved_calls.append(&mut other.unresolved_calls);
+        }
+    }
+
     /// Adds one file: its symbols and their hierarchy, its imports and the
     /// edges its references resolved to.
     pub fn add_file(
@@ -252,5 +399,77 @@ fn symbol_node(path: &str, language: Language, def: &Def, id: &str) -> SymbolNod
         start_line: def.lines.0,
         end_line: def.lines.1,
         content_hash: def.content_hash.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diffidx_core::codegraph::Resolution;
+
+    fn call(from: &str, to: &str, line: u32) -> CodeEdge {
+        CodeEdge {
+            file: "a.py".into(),
+            edge: Edge {
+                kind: EdgeKind::Calls,
+                from: from.into(),
+                to: to.into(),
+                resolution: Resolution::Scoped,
+                candidates: 1,
+                line,
+                sites: 1,
+            },
+        }
+    }
+
+    fn calls(edges: &[&CodeEdge]) -> CodeRows {
+        CodeRows {
+            edges: edges.iter().map(|e| (*e).clone()).collect(),
+            ..CodeRows::default()
+        }
+    }
+
+    #[test]
+    fn digests_ignore_the_order_of_rows_and_tell_their_kinds_apart() {
+        let (g, h) = (call("f", "g", 3), call("f", "h", 4));
+        let stored = calls(&[&g, &h]).digests();
+        assert_eq!(calls(&[&h, &g]).digests(), stored);
+        // A call moved a line: the calls differ, and no other kind.
+        let moved = calls(&[&g, &call("f", "h", 5)]).digests();
+        for kind in RowKind::ALL {
+            assert_eq!(
+                moved.differ(Some(&stored), kind),
+                kind == RowKind::Edges(EdgeKind::Calls),
+                "{kind:?}"
+            );
+        }
+        // A row twice is not the row once.
+        assert_ne!(calls(&[&g, &g]).digests(), calls(&[&g]).digests());
+        assert_ne!(calls(&[&g, &g, &h, &h]).digests(), stored);
+        // Kept as text and read back; nothing stored differs in every kind.
+        assert_eq!(RowDigests::parse(&stored.text()), Some(stored.clone()));
+        assert_eq!(RowDigests::parse("a b"), None);
+        assert!(RowKind::ALL.iter().all(|kind| stored.differ(None, *kind)));
+    }
+
+    #[test]
+    fn append_takes_only_the_kinds_asked_for() {
+        let mut rows = CodeRows::default();
+        let mut file = calls(&[&call("f", "g", 3)]);
+        file.unresolved_calls.push(UnresolvedCallRow {
+            id: "a.py:x".into(),
+            path: "a.py".into(),
+            name: "x".into(),
+            calls: UnresolvedCalls {
+                qualified: 1,
+                bare: 0,
+            },
+        });
+        rows.append(file.clone(), |kind| kind == RowKind::UnresolvedCalls);
+        assert!(rows.edges.is_empty());
+        assert_eq!(rows.unresolved_calls, file.unresolved_calls);
+        rows.append(file.clone(), |kind| kind != RowKind::UnresolvedCalls);
+        assert_eq!(rows.edges, file.edges);
+        assert_eq!(rows.unresolved_calls.len(), 1);
     }
 }

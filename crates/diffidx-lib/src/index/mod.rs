@@ -144,9 +144,6 @@ pub struct IndexReport {
     pub skipped: BTreeMap<diffidx_core::note::Problem, Skips>,
     /// Paths of the deltas loaded (where search documents may change).
     pub(crate) touched: BTreeSet<String>,
-    /// Paths of the files whose symbols the loaded records wrote (every
-    /// file a record carries, a comment-only edit's too).
-    pub(crate) symbols_written: BTreeSet<String>,
 }
 
 /// Time per stage of a run. The diff stages are those of the commits the
@@ -439,7 +436,6 @@ fn diff_and_write(
         Ok(Known {
             files,
             facts: diffed.facts,
-            rewrite: BTreeSet::new(),
         })
     })
 }
@@ -593,9 +589,6 @@ impl Batch {
             self.rows.add(record);
         }
         self.commits += 1;
-        for file in &record.files {
-            report.symbols_written.insert(file.path.clone());
-        }
         for delta in &record.note.deltas {
             report.touched.insert(delta.path.clone());
             if let Some(old) = &delta.old_path {
@@ -628,10 +621,6 @@ fn update_views(
     if crate::settings::code_graph_enabled(repo) {
         if let Ok(head) = repo.resolve_commit("HEAD") {
             if store.has_commit(&head.to_string())? {
-                let known = crate::codegraph::Known {
-                    rewrite: std::mem::take(&mut report.symbols_written),
-                    ..known
-                };
                 report.graph = crate::codegraph::update(store, differ, head, known, &mut fresh)?;
             }
         }

@@ -3,14 +3,14 @@
 
 use ::lbug::Connection;
 
-use super::engine::{
-    as_string, insert_rels, query, read_rows, row, row_change, run, string_list, structs, upsert,
-    Insert, RowChange,
-};
+use diffidx_core::codegraph::EdgeKind;
+
+use super::engine::{as_string, insert_rels, query, row, run, string_list, upsert, Insert};
 use super::schema::CODE_EDGES;
 use super::{set_meta, Result, Store};
 use crate::graph::code::{
-    CodeRows, DirContains, DirectoryNode, Imports, SymbolContains, TreeSymbol, UnresolvedCallRow,
+    CodeRows, DirContains, DirectoryNode, ModuleNode, RowDigests, RowKind, TreeSymbol,
+    UnresolvedCallRow,
 };
 use crate::graph::{Prop, Row as _};
 
@@ -33,6 +33,23 @@ impl crate::graph::Row for StoredSource {
     }
 }
 
+/// The digests of the rows the graph holds of one file
+/// (`CodeRows::digests`, as text), set whenever they are written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowsDigest {
+    pub path: String,
+    pub digest: String,
+}
+
+impl crate::graph::Row for RowsDigest {
+    fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
+        vec![
+            ("path", Prop::Str(&self.path)),
+            ("rows", Prop::Str(&self.digest)),
+        ]
+    }
+}
+
 /// What the store holds of the graph.
 #[derive(Debug, Clone, Default)]
 pub struct GraphState {
@@ -40,6 +57,9 @@ pub struct GraphState {
     pub commit: Option<String>,
     pub version: Option<String>,
     pub sources: Vec<StoredSource>,
+    /// The digests of each file's rows, by path (none for a file whose
+    /// rows a history load changed since).
+    pub digests: std::collections::HashMap<String, RowDigests>,
 }
 
 /// One update of the graph.
@@ -55,9 +75,12 @@ pub struct GraphWrite {
     pub removed: Vec<String>,
     /// Files new or changed in the tree.
     pub sources: Vec<StoredSource>,
-    /// Files whose rows are replaced by `rows`.
-    pub rederived: Vec<String>,
+    /// For each kind of rows, the files whose rows of that kind `rows`
+    /// replaces (and holds).
+    pub replaced: std::collections::BTreeMap<RowKind, Vec<String>>,
     pub rows: CodeRows,
+    /// The new digests of the files some of whose rows are replaced.
+    pub digests: Vec<RowsDigest>,
     /// Every directory and what it contains, when the set of files changed.
     pub directories: Option<(Vec<DirectoryNode>, Vec<DirContains>, Vec<DirContains>)>,
 }
@@ -68,13 +91,18 @@ impl Store {
         let rows = query(
             &conn,
             "read graph sources",
-            "MATCH (s:Source) RETURN s.path, s.blob, s.language",
+            "MATCH (s:Source) RETURN s.path, s.blob, s.language, s.rows",
         )?;
+        let mut digests = std::collections::HashMap::new();
         let sources = rows
             .iter()
             .filter_map(|r| {
+                let path = as_string(&r[0])?;
+                if let Some(digest) = as_string(&r[3]).as_deref().and_then(RowDigests::parse) {
+                    digests.insert(path.clone(), digest);
+                }
                 Some(StoredSource {
-                    path: as_string(&r[0])?,
+                    path,
                     blob: as_string(&r[1])?,
                     language: as_string(&r[2])?,
                 })
@@ -84,6 +112,7 @@ impl Store {
             commit: self.meta("graph_commit")?,
             version: self.meta("graph_version")?,
             sources,
+            digests,
         })
     }
 
@@ -167,16 +196,19 @@ fn delete_where(
     Ok(())
 }
 
+/// The kinds of edges between symbols, each its own table.
+const EDGE_KINDS: [EdgeKind; 3] = [EdgeKind::Calls, EdgeKind::Inherits, EdgeKind::Implements];
+
 /// Relationships go in with `insert_rels`: in bulk into the empty tables of
 /// a first build, else per row; every endpoint exists by then, written
 /// earlier in this transaction or by an earlier update.
 ///
-/// An update writes only rows that differ from what the store holds for the
-/// files it replaces ([`row_change`]). Most files derived again come out as
-/// they were (a caller's file, a body edited without moving a line), and
-/// Kuzu's checkpoint rewrites every relationship table a transaction touched:
-/// 20-35 ms a table on a tree of 1,000 files, however few its rows.
-fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Result<()> {
+/// An update replaces, for each kind of rows, only the files whose rows of
+/// that kind changed (`GraphWrite::replaced`): Kuzu's checkpoint rewrites
+/// every relationship table a transaction touched, 20-35 ms a table on a
+/// tree of 1,000 files however few its rows, and most files derived again
+/// come out as they were.
+fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()> {
     if update.reset {
         for table in CODE_EDGES {
             run(
@@ -192,205 +224,82 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
         run(conn, "reset graph", "MATCH (s:Source) DELETE s")?;
         run(conn, "reset graph", "MATCH (u:UnresolvedCall) DELETE u")?;
     }
-    // A first build fills empty tables in bulk; an update inserts per row.
-    let how = if update.first {
+    // A first build, or a reset, fills empty tables in bulk; an update
+    // inserts per row.
+    let how = if update.first || update.reset {
         Insert::Bulk
     } else {
         Insert::PerRow
     };
-    // After a reset nothing is left to replace.
-    let mut gone: Vec<String> = Vec::new();
-    if !update.reset {
-        gone.extend(update.removed.iter().cloned());
-        gone.extend(update.rederived.iter().cloned());
-    }
-    let imported_before: Vec<(String, String)> = query(
-        conn,
-        "list imports",
-        "MATCH (f:File)-[:IMPORTS]->(m:Module) RETURN f.path, m.name",
-    )?
-    .iter()
-    .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?)))
-    .collect();
-    let modules_stored = query(
-        conn,
-        "list modules",
-        "MATCH (m:Module) RETURN m.name, m.language",
-    )?;
-    let modules_before: Vec<String> = modules_stored
-        .iter()
-        .filter_map(|r| as_string(&r[0]))
-        .collect();
-    let rows = &update.rows;
-    // The rows of `fields` the store holds for the files being replaced,
-    // read with `q` (none after a reset, or on a first build), to compare
-    // with the wanted rows (`row_change`).
-    let stored = |what: &'static str, q: &str, fields: &[&str]| -> Result<Vec<::lbug::Value>> {
-        read_rows(conn, what, q, &gone, fields)
-    };
-    let files = row_change(
-        stored(
-            "read graph files",
-            "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.language",
-            &["path", "language"],
-        )?,
-        rows.files.iter().collect(),
-        &["path"],
-    );
-    // A graph symbol's fields in the order `TreeSymbol` gives them: the
-    // history's columns, then `unresolved`.
-    let symbol_fields: Vec<&str> = super::load::SYMBOL_COLUMNS
-        .into_iter()
-        .chain(["unresolved"])
-        .collect();
-    let symbols = row_change(
-        stored(
-            "read graph symbols",
-            &format!(
-                "MATCH (s:Symbol) WHERE s.path IN $paths AND s.deleted = false RETURN {}",
-                symbol_fields
-                    .iter()
-                    .map(|f| format!("s.{f}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            &symbol_fields,
-        )?,
-        rows.symbols.iter().collect(),
-        &["id"],
-    );
-    let (top, members): (Vec<_>, Vec<_>) = rows.contains.iter().partition(|c| c.parent.is_none());
-    let contains_fields = ["file", "parent", "child"];
-    let contained =
-        |parent: &str, wanted: Vec<&'a SymbolContains>| -> Result<RowChange<&'a SymbolContains>> {
-            let key = if parent == "File" { "path" } else { "id" };
-            Ok(row_change(
-                stored(
-                    "read graph hierarchy",
-                    &format!(
-                        "MATCH (p:{parent})-[e:CONTAINS]->(s:Symbol) WHERE e.file IN $paths \
-                         RETURN e.file, p.{key}, s.id"
-                    ),
-                    &contains_fields,
-                )?,
-                wanted,
-                &contains_fields,
-            ))
-        };
-    let mut top = contained("File", top)?;
-    let mut members = contained("Symbol", members)?;
-    // One row per module: a batch must not name a node twice.
-    let modules = row_change(
-        structs(modules_stored, &["name", "language"]),
-        rows.modules
+    // The files whose rows of `kind` go (none are left after a reset).
+    let gone = |kind: RowKind| -> Vec<String> {
+        if update.reset {
+            return Vec::new();
+        }
+        update
+            .removed
             .iter()
-            .map(|m| (m.name.as_str(), m))
-            .collect::<std::collections::BTreeMap<_, _>>()
-            .into_values()
-            .map(row)
-            .collect(),
-        &["name"],
-    );
-    let (to_modules, to_files): (Vec<_>, Vec<_>) = rows
-        .imports
-        .iter()
-        .partition(|i| matches!(i.target, diffidx_core::codegraph::ImportTarget::Module(_)));
-    let imports = ["file", "target", "kind", "alias", "line"];
-    let imported = |target: &str, wanted: Vec<&'a Imports>| -> Result<RowChange<&'a Imports>> {
-        let key = if target == "File" { "path" } else { "name" };
-        Ok(row_change(
-            stored(
-                "read graph imports",
-                &format!(
-                    "MATCH (f:File)-[e:IMPORTS]->(t:{target}) WHERE f.path IN $paths \
-                     RETURN f.path, t.{key}, e.kind, e.alias, e.line"
-                ),
-                &imports,
-            )?,
-            wanted,
-            &["file", "target"],
-        ))
+            .chain(update.replaced.get(&kind).into_iter().flatten())
+            .cloned()
+            .collect()
     };
-    let mut to_modules = imported("Module", to_modules)?;
-    let mut to_files = imported("File", to_files)?;
-    let edge_fields = [
-        "file",
-        "from",
-        "to",
-        "resolution",
-        "candidates",
-        "line",
-        "sites",
-    ];
-    let mut edges = Vec::new();
-    for table in CODE_EDGES {
-        edges.push(row_change(
-            stored(
-                "read graph edges",
-                &format!(
-                    "MATCH (a:Symbol)-[e:{table}]->(b:Symbol) WHERE e.file IN $paths \
-                     RETURN e.file, a.id, b.id, e.resolution, e.candidates, e.line, e.sites"
-                ),
-                &edge_fields,
-            )?,
-            rows.edges
-                .iter()
-                .filter(|e| e.edge.kind.as_str() == *table)
-                .collect(),
-            &["file", "from", "to"],
-        ));
-    }
+    let rows = &update.rows;
 
-    // What goes: every stored row replaced, then the sources of removed files.
-    let mut deletes: Vec<(&'static str, String, Vec<::lbug::Value>)> = Vec::new();
-    for (table, change) in CODE_EDGES.iter().zip(&mut edges) {
-        deletes.push((
-            "replace edges",
-            format!("MATCH (a:Symbol {{id: r.from}})-[e:{table}]->(b:Symbol {{id: r.to}}) WHERE e.file = r.file"),
-            std::mem::take(&mut change.delete),
-        ));
-    }
-    for (parent, key, change) in [("File", "path", &mut top), ("Symbol", "id", &mut members)] {
-        deletes.push((
-            "replace hierarchy",
-            format!(
-                "MATCH (a:{parent} {{{key}: r.parent}})-[e:CONTAINS]->(b:Symbol {{id: r.child}}) \
-                 WHERE e.file = r.file"
-            ),
-            std::mem::take(&mut change.delete),
-        ));
-    }
-    for (target, key, change) in [
-        ("Module", "name", &mut to_modules),
-        ("File", "path", &mut to_files),
-    ] {
-        deletes.push((
-            "replace imports",
-            format!(
-                "MATCH (a:File {{path: r.file}})-[e:IMPORTS]->(b:{target} {{{key}: r.target}})"
-            ),
-            std::mem::take(&mut change.delete),
-        ));
-    }
-    for (what, matched, rows) in deletes {
-        upsert(
+    // What goes: the rows replaced, then the sources of removed files.
+    let imports_gone = gone(RowKind::Imports);
+    // The modules the other files import, read before their imports go.
+    let imported_elsewhere = |conn: &Connection<'_>| -> Result<Vec<(String, String)>> {
+        if imports_gone.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(query(
             conn,
-            what,
-            &format!("UNWIND $rows AS r {matched} DELETE e"),
-            rows,
+            "list imports",
+            "MATCH (f:File)-[:IMPORTS]->(m:Module) RETURN f.path, m.name",
+        )?
+        .iter()
+        .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?)))
+        .filter(|(file, _)| !imports_gone.contains(file))
+        .collect())
+    };
+    let imported_before = imported_elsewhere(conn)?;
+    for kind in EDGE_KINDS {
+        let table = kind.as_str();
+        let kind = RowKind::Edges(kind);
+        delete_where(
+            conn,
+            "replace edges",
+            &format!("MATCH (:Symbol)-[e:{table}]->(:Symbol) WHERE e.file IN $paths DELETE e"),
+            &gone(kind),
         )?;
     }
+    for parent in ["File", "Symbol"] {
+        delete_where(
+            conn,
+            "replace hierarchy",
+            &format!("MATCH (:{parent})-[e:CONTAINS]->(:Symbol) WHERE e.file IN $paths DELETE e"),
+            &gone(RowKind::Contains),
+        )?;
+    }
+    for target in ["Module", "File"] {
+        delete_where(
+            conn,
+            "replace imports",
+            &format!("MATCH (f:File)-[e:IMPORTS]->(:{target}) WHERE f.path IN $paths DELETE e"),
+            &imports_gone,
+        )?;
+    }
+    delete_where(
+        conn,
+        "replace unresolved calls",
+        "MATCH (u:UnresolvedCall) WHERE u.path IN $paths DELETE u",
+        &gone(RowKind::UnresolvedCalls),
+    )?;
     delete_where(
         conn,
         "remove sources",
         "MATCH (s:Source) WHERE s.path IN $paths DELETE s",
         &update.removed,
-    )?;
-    delete_where(
-        conn,
-        "replace unresolved calls",
-        "MATCH (u:UnresolvedCall) WHERE u.path IN $paths DELETE u",
-        &gone,
     )?;
 
     // What comes: nodes, then the relationships between them.
@@ -403,11 +312,17 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
     )?;
     upsert(
         conn,
+        "graph row digests",
+        "UNWIND $rows AS r MATCH (s:Source {path: r.path}) SET s.rows = r.rows",
+        update.digests.iter().collect(),
+    )?;
+    upsert(
+        conn,
         "graph files",
         "UNWIND $rows AS r MERGE (f:File {path: r.path}) SET f.language = r.language",
-        files.insert,
+        rows.files.iter().collect(),
     )?;
-    write_symbols(conn, symbols.insert)?;
+    write_symbols(conn, rows.symbols.iter().collect())?;
     upsert(
         conn,
         "unresolved calls",
@@ -416,35 +331,45 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
         rows.unresolved_calls.iter().map(row).collect(),
     )?;
     let contains = ["parent", "child", "file"];
-    for (parent, change) in [("File", top), ("Symbol", members)] {
+    let (top, members): (Vec<_>, Vec<_>) = rows.contains.iter().partition(|c| c.parent.is_none());
+    for (parent, rows) in [("File", top), ("Symbol", members)] {
         insert_rels(
             conn,
             "graph hierarchy",
             "CONTAINS",
             (parent, "Symbol"),
             &contains,
-            change.insert,
+            rows,
             how,
         )?;
     }
+    // One row per module: a batch must not name a node twice.
+    let modules: std::collections::BTreeMap<&str, &ModuleNode> =
+        rows.modules.iter().map(|m| (m.name.as_str(), m)).collect();
     upsert(
         conn,
         "graph modules",
         "UNWIND $rows AS r MERGE (m:Module {name: r.name}) SET m.language = r.language",
-        modules.insert,
+        modules.into_values().collect(),
     )?;
-    for (target, change) in [("Module", to_modules), ("File", to_files)] {
+    let imports = ["file", "target", "kind", "alias", "line"];
+    let (to_modules, to_files): (Vec<_>, Vec<_>) = rows
+        .imports
+        .iter()
+        .partition(|i| matches!(i.target, diffidx_core::codegraph::ImportTarget::Module(_)));
+    for (target, rows) in [("Module", to_modules), ("File", to_files)] {
         insert_rels(
             conn,
             "graph imports",
             "IMPORTS",
             ("File", target),
             &imports,
-            change.insert,
+            rows,
             how,
         )?;
     }
-    for (table, change) in CODE_EDGES.iter().zip(edges) {
+    for kind in EDGE_KINDS {
+        let table = kind.as_str();
         insert_rels(
             conn,
             "graph edges",
@@ -459,29 +384,30 @@ fn write_in_transaction<'a>(conn: &Connection<'_>, update: &'a GraphWrite) -> Re
                 "line",
                 "sites",
             ],
-            change.insert,
+            rows.edges.iter().filter(|e| e.edge.kind == kind).collect(),
             how,
         )?;
     }
     // Modules nothing imports any more (the files left alone, and the rows
     // just written, are what imports them).
-    let mut used: std::collections::HashSet<&str> = imported_before
-        .iter()
-        .filter(|(file, _)| !gone.contains(file))
-        .map(|(_, module)| module.as_str())
-        .collect();
-    used.extend(rows.modules.iter().map(|m| m.name.as_str()));
-    let unused: Vec<String> = modules_before
-        .iter()
-        .filter(|m| !used.contains(m.as_str()))
-        .cloned()
-        .collect();
-    delete_where(
-        conn,
-        "prune modules",
-        "MATCH (m:Module) WHERE m.name IN $paths DETACH DELETE m",
-        &unused,
-    )?;
+    if !imports_gone.is_empty() {
+        let mut used: std::collections::HashSet<&str> = imported_before
+            .iter()
+            .map(|(_, module)| module.as_str())
+            .collect();
+        used.extend(rows.modules.iter().map(|m| m.name.as_str()));
+        let unused: Vec<String> = query(conn, "list modules", "MATCH (m:Module) RETURN m.name")?
+            .iter()
+            .filter_map(|r| as_string(&r[0]))
+            .filter(|m| !used.contains(m.as_str()))
+            .collect();
+        delete_where(
+            conn,
+            "prune modules",
+            "MATCH (m:Module) WHERE m.name IN $paths DETACH DELETE m",
+            &unused,
+        )?;
+    }
     if let Some((dirs, to_dirs, to_files)) = &update.directories {
         run(
             conn,

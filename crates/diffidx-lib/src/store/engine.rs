@@ -401,182 +401,6 @@ fn bind_row_fields(q: &str) -> String {
     out
 }
 
-/// Reads rows with `q` (given `$paths`) as struct values whose fields are
-/// `names`, in the order `q` returns them: rows as the store holds them,
-/// to compare with rows as [`row`] builds them.
-pub fn read_rows(
-    conn: &Connection<'_>,
-    what: &'static str,
-    q: &str,
-    paths: &[String],
-    names: &[&str],
-) -> Result<Vec<Value>> {
-    if paths.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut stmt = prepare(conn, q)?;
-    let rows = execute(conn, what, &mut stmt, vec![("paths", string_list(paths))])?;
-    Ok(structs(rows, names))
-}
-
-/// Query results as struct values whose fields are `names`.
-pub fn structs(rows: Vec<Vec<Value>>, names: &[&str]) -> Vec<Value> {
-    rows.into_iter()
-        .map(|r| Value::Struct(names.iter().map(|n| n.to_string()).zip(r).collect()))
-        .collect()
-}
-
-/// What to write so that the stored rows become the wanted ones.
-#[derive(Debug)]
-pub struct RowChange<R> {
-    /// One stored row per identity to remove (a statement matching the
-    /// identity removes every stored row that has it).
-    pub delete: Vec<Value>,
-    /// The wanted rows of those identities, and of new ones.
-    pub insert: Vec<R>,
-}
-
-/// Compares `stored` with `wanted`, field by field. `identity` names the
-/// fields a statement finds a stored row by (a key, or a relationship's
-/// endpoints and file); every identity with a row that differs in any field,
-/// or that one side has more often, is replaced whole: its stored rows
-/// deleted, its wanted rows inserted. Rows alike on both sides are left
-/// alone, which is the point: Kuzu rewrites whatever a transaction touched.
-///
-/// The wanted rows stay as they come (typed rows, borrowed): only when
-/// something is stored are they made values to compare. A first build of
-/// the code graph compares nothing, and its rows as values held about 70
-/// MiB on App-vNext/Polly at once (each value copies every field's name).
-pub fn row_change<R: StoreRow + Clone>(
-    stored: Vec<Value>,
-    wanted: Vec<R>,
-    identity: &[&str],
-) -> RowChange<R> {
-    use std::collections::{HashMap, HashSet};
-    // Nothing stored (a first build): every wanted row is new, and comparing
-    // them would cost a first build of App-vNext/Polly 0.2 s.
-    if stored.is_empty() {
-        return RowChange {
-            delete: Vec::new(),
-            insert: wanted,
-        };
-    }
-    let wanted_values: Vec<Value> = wanted.iter().cloned().map(R::into_value).collect();
-    let ident = |v: &Value| -> Digest {
-        let mut hasher = blake3::Hasher::new();
-        for f in identity {
-            match value_field(v, f) {
-                Some(field) => digest_value(field, &mut hasher),
-                None => {
-                    hasher.update(&[ABSENT]);
-                }
-            }
-        }
-        finish(&hasher)
-    };
-    // Each row's digest and identity, made once (what the rows are compared
-    // by: formatting them as text was most of an update's store write).
-    let digests = |rows: &[Value]| -> Vec<(Digest, Digest)> {
-        rows.iter()
-            .map(|v| {
-                let mut hasher = blake3::Hasher::new();
-                digest_value(v, &mut hasher);
-                (finish(&hasher), ident(v))
-            })
-            .collect()
-    };
-    let stored_digests = digests(&stored);
-    let wanted_digests = digests(&wanted_values);
-    let mut counts: HashMap<Digest, (usize, usize)> = HashMap::new();
-    for (whole, _) in &stored_digests {
-        counts.entry(*whole).or_default().0 += 1;
-    }
-    for (whole, _) in &wanted_digests {
-        counts.entry(*whole).or_default().1 += 1;
-    }
-    let replaced: HashSet<Digest> = stored_digests
-        .iter()
-        .chain(&wanted_digests)
-        .filter(|(whole, _)| counts.get(whole).is_some_and(|(s, w)| s != w))
-        .map(|(_, id)| *id)
-        .collect();
-    let mut deleted = HashSet::new();
-    RowChange {
-        delete: stored
-            .into_iter()
-            .zip(&stored_digests)
-            .filter(|(_, (_, id))| replaced.contains(id) && deleted.insert(*id))
-            .map(|(v, _)| v)
-            .collect(),
-        insert: wanted
-            .into_iter()
-            .zip(&wanted_digests)
-            .filter(|(_, (_, id))| replaced.contains(id))
-            .map(|(row, _)| row)
-            .collect(),
-    }
-}
-
-/// 128 bits of a row's BLAKE3 hash: two rows alike in every field have the
-/// same digest, and two that differ collide with odds no store will see.
-type Digest = u128;
-
-/// Marks a field a row lacks, apart from every value's tag.
-const ABSENT: u8 = 0xff;
-
-fn finish(hasher: &blake3::Hasher) -> Digest {
-    let bytes = hasher.finalize();
-    let mut first = [0u8; 16];
-    first.copy_from_slice(&bytes.as_bytes()[..16]);
-    u128::from_le_bytes(first)
-}
-
-/// Feeds `value` to `hasher` unambiguously: a tag per kind, lengths before
-/// contents. The kinds the store's rows hold are taken apart; any other is
-/// fed as its `Debug` text, which is what rows were compared by before.
-fn digest_value(value: &Value, hasher: &mut blake3::Hasher) {
-    let text = |hasher: &mut blake3::Hasher, tag: u8, bytes: &[u8]| {
-        hasher.update(&[tag]);
-        hasher.update(&(bytes.len() as u64).to_le_bytes());
-        hasher.update(bytes);
-    };
-    match value {
-        Value::String(s) => text(hasher, 1, s.as_bytes()),
-        Value::Int64(n) => {
-            hasher.update(&[2]);
-            hasher.update(&n.to_le_bytes());
-        }
-        Value::Bool(b) => {
-            hasher.update(&[3, u8::from(*b)]);
-        }
-        Value::Double(x) => {
-            hasher.update(&[4]);
-            hasher.update(&x.to_bits().to_le_bytes());
-        }
-        Value::List(ty, items) | Value::Array(ty, items) => {
-            let tag = if matches!(value, Value::List(..)) {
-                5
-            } else {
-                6
-            };
-            text(hasher, tag, format!("{ty:?}").as_bytes());
-            hasher.update(&(items.len() as u64).to_le_bytes());
-            for item in items {
-                digest_value(item, hasher);
-            }
-        }
-        Value::Struct(fields) => {
-            hasher.update(&[7]);
-            hasher.update(&(fields.len() as u64).to_le_bytes());
-            for (name, field) in fields {
-                text(hasher, 8, name.as_bytes());
-                digest_value(field, hasher);
-            }
-        }
-        other => text(hasher, 9, format!("{other:?}").as_bytes()),
-    }
-}
-
 /// Rows per `COPY ... FROM (UNWIND $rows ...)` statement, the fallback of
 /// [`stage_copy`]: each row becomes several engine values with a copy
 /// of the row's type, so 50,000 rows held 200 MB of them at once.
@@ -679,6 +503,11 @@ pub enum Insert {
     PerRow,
 }
 
+/// Past this many rows relationships go in bulk however asked: a `MERGE`
+/// of each endpoint for most of a table (an update of sympy/sympy that
+/// replaced 1,070 of its 1,183 files' edges) filled the engine's buffer pool.
+const PER_ROW_AT_MOST: usize = 10_000;
+
 /// The primary key of each node table relationships are inserted between.
 fn key_of(label: &str) -> &'static str {
     match label {
@@ -704,7 +533,7 @@ pub fn insert_rels(
     if rows.is_empty() {
         return Ok(());
     }
-    if how == Insert::Bulk {
+    if how == Insert::Bulk || rows.len() > PER_ROW_AT_MOST {
         return stage_rels(what, table, pair, columns, rows)?.run(conn);
     }
     let (from, to) = pair;
@@ -890,13 +719,6 @@ fn column_types(row: &[(&str, Prop<'_>)], columns: &[&str]) -> Option<Vec<CsvTyp
         .collect()
 }
 
-fn value_field<'v>(row: &'v Value, name: &str) -> Option<&'v Value> {
-    match row {
-        Value::Struct(fields) => fields.iter().find(|(k, _)| k == name).map(|(_, v)| v),
-        _ => None,
-    }
-}
-
 fn field<'p>(row: &[(&str, Prop<'p>)], name: &str) -> Option<Prop<'p>> {
     row.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
 }
@@ -1072,99 +894,6 @@ mod tests {
             .collect()
     }
 
-    fn edge(from: &str, to: &str, text: &str) -> Value {
-        Value::Struct(vec![
-            ("from".into(), string(from)),
-            ("to".into(), string(to)),
-            ("text".into(), string(text)),
-        ])
-    }
-
-    #[test]
-    fn only_identities_whose_rows_differ_are_replaced() {
-        let stored = vec![
-            edge("a", "b", "same"),
-            edge("a", "c", "old"),
-            edge("d", "e", "twice"),
-            edge("d", "e", "twice"),
-            edge("f", "g", "gone"),
-        ];
-        let wanted = vec![
-            edge("a", "b", "same"),
-            edge("a", "c", "new"),
-            edge("d", "e", "twice"),
-            edge("h", "i", "added"),
-        ];
-        let change = row_change(stored, wanted, &["from", "to"]);
-        // One delete per identity: it removes every stored row that has it.
-        assert_eq!(
-            change.delete,
-            vec![
-                edge("a", "c", "old"),
-                edge("d", "e", "twice"),
-                edge("f", "g", "gone")
-            ]
-        );
-        assert_eq!(
-            change.insert,
-            vec![
-                edge("a", "c", "new"),
-                edge("d", "e", "twice"),
-                edge("h", "i", "added")
-            ]
-        );
-        let same = row_change(
-            vec![edge("a", "b", "x")],
-            vec![edge("a", "b", "x")],
-            &["from"],
-        );
-        assert!(same.delete.is_empty() && same.insert.is_empty());
-        // Nothing stored: every wanted row, duplicates and order kept.
-        let wanted = vec![
-            edge("b", "c", "x"),
-            edge("a", "b", "y"),
-            edge("b", "c", "x"),
-        ];
-        let first = row_change(Vec::new(), wanted.clone(), &["from", "to"]);
-        assert!(first.delete.is_empty());
-        assert_eq!(first.insert, wanted);
-    }
-
-    /// A typed row, as the code graph's rows are.
-    #[derive(Debug, Clone, PartialEq)]
-    struct TypedEdge(&'static str, &'static str, &'static str);
-
-    impl crate::graph::Row for TypedEdge {
-        fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
-            vec![
-                ("from", Prop::Str(self.0)),
-                ("to", Prop::Str(self.1)),
-                ("text", Prop::Str(self.2)),
-            ]
-        }
-    }
-
-    /// Typed rows are compared with the stored values field by field, and the
-    /// rows to insert come back as the same typed rows (never made values
-    /// when nothing is stored).
-    #[test]
-    fn typed_rows_are_compared_like_values_and_kept_typed() {
-        let stored = vec![edge("a", "b", "same"), edge("a", "c", "old")];
-        let wanted = [
-            TypedEdge("a", "b", "same"),
-            TypedEdge("a", "c", "new"),
-            TypedEdge("h", "i", "added"),
-        ];
-        let change = row_change(stored, wanted.iter().collect(), &["from", "to"]);
-        assert_eq!(change.delete, vec![edge("a", "c", "old")]);
-        assert_eq!(change.insert, vec![&wanted[1], &wanted[2]]);
-        let first = row_change(Vec::new(), wanted.iter().collect(), &["from", "to"]);
-        assert!(first.delete.is_empty());
-        assert_eq!(first.insert, wanted.iter().collect::<Vec<_>>());
-    }
-
-    /// Rows read back with `read_rows` compare equal to the rows written, so
-    /// an update that changes nothing writes nothing.
     /// Every row of every table, sorted: what a copy must keep.
     fn dump(conn: &Connection<'_>) -> Vec<String> {
         let mut rows: Vec<String> = [
@@ -1243,45 +972,6 @@ mod tests {
         let copy_conn = Connection::new(&copy).unwrap();
         copies.import(&copy_conn).unwrap();
         assert_eq!(dump(&copy_conn), before);
-    }
-
-    #[test]
-    fn rows_read_back_equal_the_rows_written() {
-        with_tables(|conn| {
-            let rows: Vec<Value> = AWKWARD
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    Value::Struct(vec![
-                        ("id".into(), Value::String(format!("0{i}"))),
-                        ("text".into(), string(t)),
-                        ("n".into(), Value::Int64(i as i64 - 5)),
-                        ("flag".into(), Value::Bool(i % 2 == 0)),
-                    ])
-                })
-                .collect();
-            upsert(
-                conn,
-                "test",
-                "UNWIND $rows AS r MERGE (t:T {id: r.id}) SET t.text = r.text, t.n = r.n, \
-                 t.flag = r.flag",
-                rows.clone(),
-            )
-            .unwrap();
-            let ids: Vec<String> = (0..AWKWARD.len()).map(|i| format!("0{i}")).collect();
-            let stored = read_rows(
-                conn,
-                "test",
-                "MATCH (t:T) WHERE t.id IN $paths RETURN t.id, t.text, t.n, t.flag",
-                &ids,
-                &["id", "text", "n", "flag"],
-            )
-            .unwrap();
-            assert_eq!(stored.len(), rows.len());
-            let change = row_change(stored, rows, &["id"]);
-            assert!(change.delete.is_empty(), "{:?}", change.delete);
-            assert!(change.insert.is_empty(), "{:?}", change.insert);
-        });
     }
 
     #[test]

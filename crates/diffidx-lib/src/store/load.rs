@@ -9,7 +9,7 @@
 //! by their primary key. So what is new is copied, and only what is
 //! already stored pays for a `MERGE`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use ::lbug::Connection;
@@ -183,6 +183,27 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
         "UNWIND $rows AS r MERGE (f:File {path: r.path}) SET f.language = r.language",
         rows.files.iter().map(row).collect(),
     )?;
+    // History and code graph share each symbol's node: the graph's rows of
+    // the files these symbols are in are no longer those their digest
+    // describes (`Source.rows`), and the graph writes them again.
+    let outdated: BTreeSet<String> = rows
+        .symbols
+        .values()
+        .chain(rows.deleted.values())
+        .map(|s| s.path.to_string())
+        .collect();
+    if !outdated.is_empty() {
+        let mut stmt = prepare(
+            conn,
+            "MATCH (s:Source) WHERE s.path IN $paths SET s.rows = NULL",
+        )?;
+        execute(
+            conn,
+            "outdate graph rows",
+            &mut stmt,
+            vec![("paths", string_list(&outdated))],
+        )?;
+    }
     // New symbols go in with `COPY`; only those already stored are
     // updated with a `MERGE`, whose cost grows with the table.
     let mut stored = symbol_ids(conn, &rows)?;

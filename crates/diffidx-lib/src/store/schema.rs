@@ -15,8 +15,9 @@
 //!
 //! The code graph at that commit (`crate::codegraph`):
 //! (:Directory {path})  (:Module {name, language})
-//! (:Source {path, blob, language})     each file's blob (its facts, for
-//!                                      updates, are beside the store)
+//! (:Source {path, blob, language, rows})  each file's blob (its facts,
+//!                                      for updates, are beside the store)
+//!                                      and the digest of its rows
 //! (:Directory)-[:CONTAINS]->(:Directory|:File), (:File)-[:CONTAINS]->(:Symbol),
 //! (:Symbol)-[:CONTAINS]->(:Symbol)
 //! (:File)-[:IMPORTS {kind, alias, line}]->(:Module|:File)
@@ -34,7 +35,7 @@
 //! The properties are those of `crate::graph` (the same as in Neo4j), plus
 //! `seq`, which orders commits loaded in the same second (oldest first).
 
-pub const SCHEMA_VERSION: &str = "6";
+pub const SCHEMA_VERSION: &str = "7";
 
 pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -52,7 +53,7 @@ pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS Directory(path STRING, PRIMARY KEY(path))",
     "CREATE NODE TABLE IF NOT EXISTS Module(name STRING, language STRING, PRIMARY KEY(name))",
     "CREATE NODE TABLE IF NOT EXISTS Source(path STRING, blob STRING, language STRING, \
-     PRIMARY KEY(path))",
+     rows STRING, PRIMARY KEY(path))",
     "CREATE NODE TABLE IF NOT EXISTS UnresolvedCall(id STRING, path STRING, name STRING, \
      qualified INT64, bare INT64, PRIMARY KEY(id))",
     "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Directory TO Directory, FROM Directory TO File, \
