@@ -396,6 +396,46 @@ fn only_files_whose_rows_changed_are_written() {
     assert_equal_to_fresh_build(&repo);
 }
 
+/// Files are derived on two threads, each with its own memo of lookups: the
+/// graph is the one a single thread derives.
+#[test]
+fn two_threads_derive_the_graph_one_thread_derives() {
+    let mut repo = TestRepo::new();
+    repo.write(
+        "pkg/__init__.py",
+        "from .base import *\nfrom .shapes import Square\n",
+    );
+    repo.write(
+        "pkg/base.py",
+        "class Shape:\n    def area(self):\n        return 0\n\n    def show(self):\n        return self.area()\n",
+    );
+    repo.write(
+        "pkg/shapes.py",
+        "from .base import Shape\n\nclass Square(Shape):\n    def area(self):\n        return 4\n",
+    );
+    for (i, name) in ["a", "b", "c", "d", "e"].iter().enumerate() {
+        repo.write(
+            &format!("{name}.py"),
+            &format!(
+                "from pkg import Shape, Square\n\ndef run_{i}():\n    s = Square()\n    \
+                 return s.show() + Shape().area()\n"
+            ),
+        );
+    }
+    repo.commit("shapes");
+    succeeded(&repo.diffidx(&["init", "--no-hooks"]));
+    let dump_on = |threads: &str| {
+        succeeded(&repo.diffidx_env(&["rebuild"], &[("DIFFIDX_DIFF_THREADS", threads)]));
+        graph_dump(&repo)
+    };
+    let one = dump_on("1");
+    assert!(
+        one.iter().filter(|l| l.starts_with("CALLS ")).count() >= 10,
+        "{one:#?}"
+    );
+    assert_eq!(dump_on("2"), one);
+}
+
 /// The same on real history: this repository's last 50 first-parent
 /// commits, stepped through one at a time with `HEAD` moving as a checkout
 /// does, compared with a fresh build every 25 steps and at the end. Each

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 pub use facts::{Def, FileFacts, HeldFacts, Import, ImportKind, Receiver, RefKind, Reference};
 pub use resolve::{
     rust_module, sig_parameters, DefIndex, Edge, EdgeKind, FileEdges, ImportEdge, ImportTarget,
-    Resolution, SourceFile, UnresolvedCalls, MAX_CANDIDATES,
+    Resolution, SharedIndex, SourceFile, UnresolvedCalls, MAX_CANDIDATES,
 };
 
 /// Bumped whenever facts or resolution change meaning: a graph built with

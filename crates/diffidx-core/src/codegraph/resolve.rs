@@ -126,8 +126,44 @@ fn key_ends_with(full: &str, suffix: &str) -> bool {
             && full.as_bytes()[full.len() - suffix.len() - 1] == 1)
 }
 
-/// Every declaration of a tree, indexed for lookups.
+/// Every declaration of a tree, indexed for lookups, with what lookups
+/// found so far. What it knows is shared ([`SharedIndex`]): each thread
+/// that resolves files makes its own `DefIndex` of it, with its own memo.
 pub struct DefIndex<'a> {
+    core: Arc<IndexCore<'a>>,
+    /// Resolved base types of each type-like declaration.
+    bases: Arc<HashMap<DefRef, Vec<DefRef>>>,
+    /// [`DefIndex::bases_of`], per type asked about.
+    type_bases: std::cell::RefCell<HashMap<DefRef, std::rc::Rc<Vec<DefRef>>>>,
+    /// The scope of each (file, declaration) asked about: references in
+    /// one declaration share it.
+    scopes: std::cell::RefCell<HashMap<ScopeKey, std::rc::Rc<Scope>>>,
+    /// [`DefIndex::reexported`], per path and depth asked about: a package
+    /// that re-exports its modules' names (`sympy/__init__.py`) is asked
+    /// the same paths for every file that imports through it, and each
+    /// answer scans its imports and expands its `import *`s again.
+    reexports: Reexports,
+    /// [`DefIndex::name_imports`], per file and context asked about.
+    name_imports: NameImports<'a>,
+}
+
+/// What a [`DefIndex`] knows of the tree, without its memo: it can be sent
+/// to other threads, each of which makes a `DefIndex` of it.
+#[derive(Clone)]
+pub struct SharedIndex<'a> {
+    core: Arc<IndexCore<'a>>,
+    bases: Arc<HashMap<DefRef, Vec<DefRef>>>,
+}
+
+impl<'a> SharedIndex<'a> {
+    /// An index of the same declarations, with an empty memo.
+    pub fn index(&self) -> DefIndex<'a> {
+        DefIndex::of(Arc::clone(&self.core), Arc::clone(&self.bases))
+    }
+}
+
+/// The declarations of a tree, indexed; read-only once built.
+struct IndexCore<'a> {
     paths: Vec<&'a str>,
     files: Vec<&'a SourceFile>,
     by_path: HashMap<&'a str, u32>,
@@ -156,24 +192,10 @@ pub struct DefIndex<'a> {
     module_paths: HashSet<String>,
     /// `global using` namespaces, per language.
     global_usings: HashMap<Language, Vec<Vec<String>>>,
-    /// Resolved base types of each type-like declaration.
-    bases: HashMap<DefRef, Vec<DefRef>>,
-    /// [`DefIndex::bases_of`], per type asked about.
-    type_bases: std::cell::RefCell<HashMap<DefRef, std::rc::Rc<Vec<DefRef>>>>,
     /// What each declaration returns by name (`return g`).
     returns: HashMap<DefRef, Vec<&'a Reference>>,
     /// Each declaration's calls of its own parameters.
     param_calls: HashMap<DefRef, Vec<&'a Reference>>,
-    /// The scope of each (file, declaration) asked about: references in
-    /// one declaration share it.
-    scopes: std::cell::RefCell<HashMap<ScopeKey, std::rc::Rc<Scope>>>,
-    /// [`DefIndex::reexported`], per path and depth asked about: a package
-    /// that re-exports its modules' names (`sympy/__init__.py`) is asked
-    /// the same paths for every file that imports through it, and each
-    /// answer scans its imports and expands its `import *`s again.
-    reexports: Reexports,
-    /// [`DefIndex::name_imports`], per file and context asked about.
-    name_imports: NameImports<'a>,
     /// Per Python file: the declarations that hold imports, sorted
     /// ([`DefIndex::import_context`]).
     import_owners: Vec<Vec<u32>>,
@@ -357,7 +379,7 @@ pub fn rust_module(path: &str) -> Vec<String> {
 
 impl<'a> DefIndex<'a> {
     pub fn new(files: &'a BTreeMap<String, SourceFile>) -> DefIndex<'a> {
-        let mut index = DefIndex {
+        let mut index = IndexCore {
             paths: Vec::with_capacity(files.len()),
             files: Vec::with_capacity(files.len()),
             by_path: HashMap::with_capacity_and_hasher(files.len(), Default::default()),
@@ -373,13 +395,8 @@ impl<'a> DefIndex<'a> {
             crates: HashSet::default(),
             module_paths: HashSet::default(),
             global_usings: HashMap::default(),
-            bases: HashMap::default(),
-            type_bases: std::cell::RefCell::new(HashMap::default()),
             returns: HashMap::default(),
             param_calls: HashMap::default(),
-            scopes: std::cell::RefCell::new(HashMap::default()),
-            reexports: std::cell::RefCell::new(HashMap::default()),
-            name_imports: std::cell::RefCell::new(HashMap::default()),
             import_owners: Vec::with_capacity(files.len()),
         };
         let packages: HashSet<&str> = files
@@ -554,16 +571,36 @@ impl<'a> DefIndex<'a> {
             index.modules.push(module);
             index.packages.push(package);
         }
+        let mut index = DefIndex::of(Arc::new(index), Arc::default());
         index.link_bases();
         index
     }
 
+    fn of(core: Arc<IndexCore<'a>>, bases: Arc<HashMap<DefRef, Vec<DefRef>>>) -> DefIndex<'a> {
+        DefIndex {
+            core,
+            bases,
+            type_bases: std::cell::RefCell::new(HashMap::default()),
+            scopes: std::cell::RefCell::new(HashMap::default()),
+            reexports: std::cell::RefCell::new(HashMap::default()),
+            name_imports: std::cell::RefCell::new(HashMap::default()),
+        }
+    }
+
+    /// What this index knows, for other threads to resolve with.
+    pub fn share(&self) -> SharedIndex<'a> {
+        SharedIndex {
+            core: Arc::clone(&self.core),
+            bases: Arc::clone(&self.bases),
+        }
+    }
+
     fn def(&self, r: DefRef) -> &'a super::facts::Def {
-        &self.files[r.file as usize].facts.defs[r.def as usize]
+        &self.core.files[r.file as usize].facts.defs[r.def as usize]
     }
 
     fn info(&self, r: DefRef) -> &DefInfo {
-        &self.infos[r.file as usize][r.def as usize]
+        &self.core.infos[r.file as usize][r.def as usize]
     }
 
     /// The id of a declaration (what the notes and the store call it).
@@ -572,14 +609,14 @@ impl<'a> DefIndex<'a> {
     }
 
     pub fn path(&self, r: DefRef) -> &'a str {
-        self.paths[r.file as usize]
+        self.core.paths[r.file as usize]
     }
 
     /// Resolves every base reference once: member lookups walk these.
     fn link_bases(&mut self) {
         let mut bases: HashMap<DefRef, Vec<DefRef>> = HashMap::default();
-        for f in 0..self.files.len() {
-            for reference in &self.files[f].facts.refs {
+        for f in 0..self.core.files.len() {
+            for reference in &self.core.files[f].facts.refs {
                 if !matches!(reference.kind, RefKind::Base | RefKind::Implements) {
                     continue;
                 }
@@ -589,9 +626,10 @@ impl<'a> DefIndex<'a> {
                 }
             }
         }
-        self.bases = bases;
-        // Scopes seen while linking lacked the bases.
+        self.bases = Arc::new(bases);
+        // What was found while linking lacked the bases.
         self.scopes.borrow_mut().clear();
+        self.type_bases.borrow_mut().clear();
     }
 
     /// The type a declaration belongs to (itself, for a type).
@@ -622,9 +660,10 @@ impl<'a> DefIndex<'a> {
         };
         let name = type_qual.rsplit('\u{1}').next().unwrap_or(type_qual);
         let same_crate = |c: &DefRef| {
-            self.modules[c.file as usize].first() == self.modules[r.file as usize].first()
+            self.core.modules[c.file as usize].first() == self.core.modules[r.file as usize].first()
         };
-        self.by_name
+        self.core
+            .by_name
             .get(name)
             .into_iter()
             .flatten()
@@ -675,7 +714,7 @@ impl<'a> DefIndex<'a> {
         name: &str,
         wanted: &dyn Fn(SymbolKind) -> bool,
     ) -> Vec<DefRef> {
-        if !self.by_name.contains_key(name) {
+        if !self.core.by_name.contains_key(name) {
             return Vec::new();
         }
         self.all_bases(types)
@@ -726,7 +765,7 @@ impl<'a> DefIndex<'a> {
         let mut out: Vec<DefRef> = Vec::new();
         for c in containers {
             let info = self.info(*c);
-            let krate = self.modules[c.file as usize]
+            let krate = self.core.modules[c.file as usize]
                 .first()
                 .map_or("", String::as_str);
             let keys = [
@@ -734,7 +773,7 @@ impl<'a> DefIndex<'a> {
                 impl_member_key(krate, &info.qual, name),
             ];
             for k in &keys {
-                for m in self.by_member.get(k).into_iter().flatten() {
+                for m in self.core.by_member.get(k).into_iter().flatten() {
                     if wanted(self.def(*m).kind) && !out.contains(m) {
                         out.push(*m);
                     }
@@ -749,10 +788,10 @@ impl<'a> DefIndex<'a> {
     /// references of each declaration matched nothing.
     pub fn resolve_file(&self, path: &str) -> FileEdges {
         let mut out = FileEdges::default();
-        let Some(&f) = self.by_path.get(path) else {
+        let Some(&f) = self.core.by_path.get(path) else {
             return out;
         };
-        let file = self.files[f as usize];
+        let file = self.core.files[f as usize];
         for reference in &file.facts.refs {
             if matches!(reference.kind, RefKind::Returns | RefKind::CallsParameter) {
                 // Facts for the call sites of their declaration.
@@ -796,9 +835,9 @@ impl<'a> DefIndex<'a> {
     }
 
     fn imports(&self, f: u32) -> Vec<ImportEdge> {
-        let file = self.files[f as usize];
+        let file = self.core.files[f as usize];
         let spec = file.language.spec();
-        let path = self.paths[f as usize];
+        let path = self.core.paths[f as usize];
         let mut out = Vec::new();
         for import in &file.facts.imports {
             let target = match import.kind {
@@ -820,7 +859,7 @@ impl<'a> DefIndex<'a> {
                     let candidates = [join(format!("{name}.rs")), join(format!("{name}/mod.rs"))];
                     match candidates
                         .into_iter()
-                        .find(|c| self.by_path.contains_key(c.as_str()))
+                        .find(|c| self.core.by_path.contains_key(c.as_str()))
                     {
                         Some(file) => ImportTarget::File(file),
                         None => continue,
@@ -849,7 +888,7 @@ impl<'a> DefIndex<'a> {
 
     /// The inline module (Rust) a declaration of file `f` is in, if any.
     fn module_of(&self, f: u32, def: Option<u32>) -> Option<u32> {
-        let defs = &self.files[f as usize].facts.defs;
+        let defs = &self.core.files[f as usize].facts.defs;
         let mut current = def;
         while let Some(d) = current {
             let def = defs.get(d as usize)?;
@@ -868,10 +907,16 @@ impl<'a> DefIndex<'a> {
     /// function only, else the file (so that the thousands of lambdas of a
     /// generated module share the file's imports); elsewhere the file.
     fn import_context(&self, f: u32, def: Option<u32>) -> Option<u32> {
-        match self.files[f as usize].language.spec().graph.scope.modules {
+        match self.core.files[f as usize]
+            .language
+            .spec()
+            .graph
+            .scope
+            .modules
+        {
             Modules::Python => {
-                let owners = &self.import_owners[f as usize];
-                let defs = &self.files[f as usize].facts.defs;
+                let owners = &self.core.import_owners[f as usize];
+                let defs = &self.core.files[f as usize].facts.defs;
                 let mut current = def;
                 while let Some(d) = current {
                     if owners.binary_search(&d).is_ok() {
@@ -887,7 +932,7 @@ impl<'a> DefIndex<'a> {
 
     /// Whether declaration `outer` of file `f` is `inner` or holds it.
     fn holds(&self, f: u32, outer: u32, inner: Option<u32>) -> bool {
-        let defs = &self.files[f as usize].facts.defs;
+        let defs = &self.core.files[f as usize].facts.defs;
         let mut current = inner;
         while let Some(d) = current {
             if d == outer {
@@ -900,11 +945,11 @@ impl<'a> DefIndex<'a> {
 
     /// The module path a context (an inline module, else the file) names.
     fn module_path(&self, f: u32, ctx: Option<u32>) -> Vec<String> {
-        let defs = &self.files[f as usize].facts.defs;
+        let defs = &self.core.files[f as usize].facts.defs;
         let module = ctx.filter(|d| defs.get(*d as usize).is_some_and(is_inline_module));
-        match module.and_then(|d| self.infos[f as usize].get(d as usize)) {
+        match module.and_then(|d| self.core.infos[f as usize].get(d as usize)) {
             Some(info) => info.full.split('\u{1}').map(str::to_owned).collect(),
-            None => self.modules[f as usize].clone(),
+            None => self.core.modules[f as usize].clone(),
         }
     }
 
@@ -917,7 +962,7 @@ impl<'a> DefIndex<'a> {
         f: u32,
         ctx: Option<u32>,
     ) -> impl DoubleEndedIterator<Item = &'a super::facts::Import> + '_ {
-        let file = self.files[f as usize];
+        let file = self.core.files[f as usize];
         let modules = file.language.spec().graph.scope.modules;
         file.facts.imports.iter().filter(move |i| match modules {
             Modules::Rust => self.module_of(f, i.owner) == ctx,
@@ -965,14 +1010,14 @@ impl<'a> DefIndex<'a> {
     /// [`DefIndex::expand`], through at most [`MAX_ALIASES`] imports (they
     /// may refer to each other in circles).
     fn expand_at(&self, f: u32, ctx: Option<u32>, path: &[String], depth: u8) -> Vec<String> {
-        let file = self.files[f as usize];
+        let file = self.core.files[f as usize];
         let rules = &file.language.spec().graph.scope;
         let Some(first) = path.first() else {
             return Vec::new();
         };
         if rules.modules == Modules::Python && first == "." {
             // `.` is the package; each further `.` its parent.
-            let mut base = self.packages[f as usize].clone();
+            let mut base = self.core.packages[f as usize].clone();
             let dots = path.iter().take_while(|p| *p == ".").count();
             for _ in 1..dots {
                 base.pop();
@@ -1032,7 +1077,7 @@ impl<'a> DefIndex<'a> {
             // A child module of the current module (`use store::Store;`).
             let mut child = self.module_path(f, ctx);
             child.push(first.clone());
-            if self.module_paths.contains(&key(&child)) {
+            if self.core.module_paths.contains(&key(&child)) {
                 child.extend(path[1..].iter().cloned());
                 return child;
             }
@@ -1058,19 +1103,24 @@ impl<'a> DefIndex<'a> {
             return path;
         }
         for n in (1..path.len()).rev() {
-            let Some(&g) = self.by_module.get(&key(&path[..n])) else {
+            let Some(&g) = self.core.by_module.get(&key(&path[..n])) else {
                 continue;
             };
-            if self.by_full.contains_key(&key(&path[..=n])) {
+            if self.core.by_full.contains_key(&key(&path[..=n])) {
                 return path;
             }
             let name = &path[n];
             // A module's names: what its top level imports.
-            let import = self.files[g as usize].facts.imports.iter().rev().find(|i| {
-                self.binds_module_name(g, i)
-                    && i.kind == ImportKind::Name
-                    && i.alias.as_ref().or(i.path.last()) == Some(name)
-            });
+            let import = self.core.files[g as usize]
+                .facts
+                .imports
+                .iter()
+                .rev()
+                .find(|i| {
+                    self.binds_module_name(g, i)
+                        && i.kind == ImportKind::Name
+                        && i.alias.as_ref().or(i.path.last()) == Some(name)
+                });
             let Some(import) = import else {
                 return self.through_globs(g, &path, n, depth).unwrap_or(path);
             };
@@ -1087,14 +1137,20 @@ impl<'a> DefIndex<'a> {
     /// whatever declaration their line holds).
     fn binds_module_name(&self, g: u32, import: &super::facts::Import) -> bool {
         import.owner.is_none()
-            || self.files[g as usize].language.spec().graph.scope.modules == Modules::FilePath
+            || self.core.files[g as usize]
+                .language
+                .spec()
+                .graph
+                .scope
+                .modules
+                == Modules::FilePath
     }
 
     /// `path[n]` through the modules module `g` re-exports whole (`from .a
     /// import *`, `export * from "./a"`): the last that declares it, or
     /// re-exports it in turn (a later `import *` binds the name again).
     fn through_globs(&self, g: u32, path: &[String], n: usize, depth: u8) -> Option<Vec<String>> {
-        let globs = self.files[g as usize]
+        let globs = self.core.files[g as usize]
             .facts
             .imports
             .iter()
@@ -1107,7 +1163,7 @@ impl<'a> DefIndex<'a> {
             }
             out.extend(path[n..].iter().cloned());
             let out = self.reexported(out, depth + 1);
-            if self.by_full.contains_key(&key(&out)) {
+            if self.core.by_full.contains_key(&key(&out)) {
                 return Some(out);
             }
         }
@@ -1119,9 +1175,9 @@ impl<'a> DefIndex<'a> {
     /// `index`. `None` when no file of the repository is that module.
     fn relative_module(&self, f: u32, spec: &str) -> Option<Vec<String>> {
         if spec == "." {
-            return Some(self.modules[f as usize].clone());
+            return Some(self.core.modules[f as usize].clone());
         }
-        let mut segments: Vec<&str> = match self.paths[f as usize].rsplit_once('/') {
+        let mut segments: Vec<&str> = match self.core.paths[f as usize].rsplit_once('/') {
             Some((dir, _)) => dir.split('/').collect(),
             None => Vec::new(),
         };
@@ -1135,12 +1191,15 @@ impl<'a> DefIndex<'a> {
             }
         }
         let module = file_module(&segments.join("/"));
-        if self.by_module.contains_key(&key(&module)) {
+        if self.core.by_module.contains_key(&key(&module)) {
             return Some(module);
         }
         let mut index: Vec<String> = segments.iter().map(|s| (*s).to_owned()).collect();
         index.push("index".to_owned());
-        self.by_module.contains_key(&key(&index)).then_some(index)
+        self.core
+            .by_module
+            .contains_key(&key(&index))
+            .then_some(index)
     }
 
     /// The module an ES import of no relative file names when it is a file
@@ -1159,7 +1218,12 @@ impl<'a> DefIndex<'a> {
             if tail.len() < shortest {
                 break;
             }
-            let candidates = self.by_module_tail.get(*tail.last()?).into_iter().flatten();
+            let candidates = self
+                .core
+                .by_module_tail
+                .get(*tail.last()?)
+                .into_iter()
+                .flatten();
             let found: Vec<&Vec<String>> = candidates
                 .filter(|m| {
                     let named = match m.split_last() {
@@ -1201,7 +1265,7 @@ impl<'a> DefIndex<'a> {
     }
 
     fn compute_scope(&self, f: u32, owner: Option<DefRef>) -> Scope {
-        let file = self.files[f as usize];
+        let file = self.core.files[f as usize];
         let rules = &file.language.spec().graph.scope;
         let mut types = Vec::new();
         let mut containers: Vec<String> = Vec::new();
@@ -1235,10 +1299,10 @@ impl<'a> DefIndex<'a> {
         match rules.modules {
             Modules::Rust | Modules::Python | Modules::FilePath => containers.insert(
                 0,
-                first_module.unwrap_or_else(|| key(&self.modules[f as usize])),
+                first_module.unwrap_or_else(|| key(&self.core.modules[f as usize])),
             ),
             Modules::Package | Modules::DirectoryPackage => {
-                containers.insert(0, key(&self.packages[f as usize]));
+                containers.insert(0, key(&self.core.packages[f as usize]));
                 containers.push(String::new());
             }
             Modules::None => containers.push(String::new()),
@@ -1246,7 +1310,12 @@ impl<'a> DefIndex<'a> {
         let bases = self.all_bases(&types);
         let mut imported = Vec::new();
         let ctx = self.import_context(f, owner.map(|o| o.def));
-        let globals = self.global_usings.get(&file.language).into_iter().flatten();
+        let globals = self
+            .core
+            .global_usings
+            .get(&file.language)
+            .into_iter()
+            .flatten();
         let own = self.imports_in(f, ctx).filter(|i| {
             matches!(
                 i.kind,
@@ -1321,7 +1390,7 @@ impl<'a> DefIndex<'a> {
                     RefKind::Macro => self.lookup(f, owner, reference, &|k| k == SymbolKind::Macro),
                     _ => self.lookup(f, owner, reference, &is_callable),
                 };
-                let spec = &self.files[f as usize].language.spec().graph;
+                let spec = &self.core.files[f as usize].language.spec().graph;
                 if let (true, RefKind::Call, Some(init), false) = (
                     targets.is_empty(),
                     reference.kind,
@@ -1403,7 +1472,7 @@ impl<'a> DefIndex<'a> {
         targets: &[(DefRef, Resolution, u32)],
     ) -> Vec<(DefRef, Resolution, u32)> {
         let mut out: Vec<(DefRef, Resolution, u32)> = Vec::new();
-        let spec = &self.files[f as usize].language.spec().graph;
+        let spec = &self.core.files[f as usize].language.spec().graph;
         let call_method = spec.flow.as_ref().and_then(|flow| flow.call_method);
         for (t, level, _) in targets {
             // A class called (or its constructor) gives an instance:
@@ -1429,7 +1498,7 @@ impl<'a> DefIndex<'a> {
                     out.push((to, *level, 1));
                 }
             }
-            for r in self.returns.get(t).into_iter().flatten() {
+            for r in self.core.returns.get(t).into_iter().flatten() {
                 // A returned parameter is what the call site passed.
                 let found = match r.param {
                     Some(position) => match argument(&reference.returned_args, &r.name, position) {
@@ -1459,7 +1528,12 @@ impl<'a> DefIndex<'a> {
         if !found.is_empty() {
             return found;
         }
-        match self.files[f as usize].language.spec().graph.calls_construct {
+        match self.core.files[f as usize]
+            .language
+            .spec()
+            .graph
+            .calls_construct
+        {
             Some(init) => self.construct(f, owner, reference, init),
             None => Vec::new(),
         }
@@ -1476,7 +1550,7 @@ impl<'a> DefIndex<'a> {
         reference: &Reference,
         target: DefRef,
     ) -> Vec<(DefRef, DefRef, Resolution, u32)> {
-        let Some(calls) = self.param_calls.get(&target) else {
+        let Some(calls) = self.core.param_calls.get(&target) else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -1598,6 +1672,7 @@ impl<'a> DefIndex<'a> {
     /// same crate, else any single one.
     fn type_by_name(&self, f: u32, owner: Option<DefRef>, name: &str) -> Vec<DefRef> {
         let all: Vec<DefRef> = self
+            .core
             .by_name
             .get(name)
             .into_iter()
@@ -1614,11 +1689,11 @@ impl<'a> DefIndex<'a> {
         if !same_file.is_empty() {
             return same_file;
         }
-        let krate = self.modules[f as usize].first();
+        let krate = self.core.modules[f as usize].first();
         let same_crate: Vec<DefRef> = all
             .iter()
             .copied()
-            .filter(|c| self.modules[c.file as usize].first() == krate)
+            .filter(|c| self.core.modules[c.file as usize].first() == krate)
             .collect();
         if same_crate.len() == 1 {
             return same_crate;
@@ -1656,7 +1731,7 @@ impl<'a> DefIndex<'a> {
                 (types.into_iter().map(|t| t.0).collect(), resolution)
             }
         };
-        let init = self.files[f as usize]
+        let init = self.core.files[f as usize]
             .language
             .spec()
             .graph
@@ -1699,6 +1774,7 @@ impl<'a> DefIndex<'a> {
     ) -> Vec<(DefRef, Resolution, u32)> {
         let name = reference.name.as_str();
         let all: Vec<DefRef> = self
+            .core
             .by_name
             .get(name)
             .into_iter()
@@ -1804,6 +1880,7 @@ impl<'a> DefIndex<'a> {
                     // method; matched by name below. A type from outside
                     // (`List.Add`) is no call into the repository.
                     let known = self
+                        .core
                         .by_name
                         .get(ty)
                         .is_some_and(|c| c.iter().any(|t| is_type_like(self.def(*t).kind)));
@@ -1851,7 +1928,12 @@ impl<'a> DefIndex<'a> {
     /// Whether the module file `f` is (Rust, Python, JavaScript) declares
     /// `name` at its top level, of any kind.
     fn module_declares(&self, f: u32, scope: &Scope, name: &str) -> bool {
-        let modules = self.files[f as usize].language.spec().graph.scope.modules;
+        let modules = self.core.files[f as usize]
+            .language
+            .spec()
+            .graph
+            .scope
+            .modules;
         if !matches!(modules, Modules::Rust | Modules::Python | Modules::FilePath) {
             return false;
         }
@@ -1863,7 +1945,7 @@ impl<'a> DefIndex<'a> {
         } else {
             format!("{module}\u{1}{name}")
         };
-        self.by_full.contains_key(&full)
+        self.core.by_full.contains_key(&full)
     }
 
     /// A bare name imported under another name (`use a::b as c;`, `from m
@@ -1905,7 +1987,7 @@ impl<'a> DefIndex<'a> {
     fn names_an_outside_type(&self, qualifier: &[String]) -> bool {
         qualifier.first().is_some_and(|head| {
             head.starts_with(|c: char| c.is_uppercase())
-                && !self.by_name.contains_key(head.as_str())
+                && !self.core.by_name.contains_key(head.as_str())
         })
     }
 
@@ -1919,6 +2001,7 @@ impl<'a> DefIndex<'a> {
         }
         let mut accepted: HashSet<&str> = HashSet::from_iter([ty]);
         let types: Vec<DefRef> = self
+            .core
             .by_name
             .get(ty)
             .into_iter()
@@ -2018,6 +2101,7 @@ impl<'a> DefIndex<'a> {
         target.push(reference.name.clone());
         // Fully qualified, or rooted at a crate of this repository.
         let exact: Vec<DefRef> = self
+            .core
             .by_full
             .get(&key(&target))
             .into_iter()
@@ -2032,12 +2116,12 @@ impl<'a> DefIndex<'a> {
         // repository (`import json`) leads nowhere in it, whatever its
         // modules are named (`pkg/json/`).
         let through_import = expanded != reference.qualifier;
-        let rules = &self.files[f as usize].language.spec().graph.scope;
+        let rules = &self.core.files[f as usize].language.spec().graph.scope;
         if through_import
             && rules.modules == Modules::Python
             && expanded
                 .first()
-                .is_some_and(|root| !self.python_roots.contains(root))
+                .is_some_and(|root| !self.core.python_roots.contains(root))
         {
             return None;
         }
