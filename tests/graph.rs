@@ -396,6 +396,43 @@ fn only_files_whose_rows_changed_are_written() {
     assert_equal_to_fresh_build(&repo);
 }
 
+/// A checkout and back: the facts of the files the graph described before
+/// are kept, and read instead of parsing the files again.
+#[test]
+fn a_checkout_and_back_parses_nothing_again() {
+    let mut repo = TestRepo::new();
+    repo.write("a.py", "def f():\n    pass\n");
+    repo.write("b.py", "from a import f\n\ndef g():\n    f()\n");
+    repo.commit("start");
+    repo.write("a.py", "def f():\n    return 1\n");
+    repo.commit("f returns");
+    succeeded(&repo.diffidx(&["init", "--no-hooks"]));
+    let graph_line = |said: &str| {
+        said.lines()
+            .find(|l| l.trim_start().starts_with("code graph:"))
+            .map(str::trim)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    repo.git(&["checkout", "-q", "--detach", "HEAD~1"]);
+    let away = succeeded(&repo.diffidx(&["index", "--timings"]));
+    assert!(
+        graph_line(&away).starts_with(
+            "code graph: 1 of 2 files read (0 with the facts the diffing found, 0 with facts kept"
+        ),
+        "{away}"
+    );
+    repo.git(&["checkout", "-q", "main"]);
+    let back = succeeded(&repo.diffidx(&["index", "--timings"]));
+    assert!(
+        graph_line(&back).starts_with(
+            "code graph: 1 of 2 files read (0 with the facts the diffing found, 1 with facts kept"
+        ),
+        "{back}"
+    );
+    assert_equal_to_fresh_build(&repo);
+}
+
 /// Files are derived on two threads, each with its own memo of lookups: the
 /// graph is the one a single thread derives.
 #[test]

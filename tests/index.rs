@@ -1250,8 +1250,8 @@ fn timings_break_a_run_down_by_stage() {
     // not by parsing it again.
     assert_eq!(
         diffing[7].trim(),
-        "code graph: 1 of 1 files read, 1 of them with the facts the diffing found, 1 derived, \
-         1 of them written",
+        "code graph: 1 of 1 files read (1 with the facts the diffing found, 0 with facts kept \
+         from an earlier graph), 1 derived, 1 of them written",
         "{said}"
     );
     // Then the graph's stages, each timed.

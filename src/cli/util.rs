@@ -534,9 +534,9 @@ pub fn timings_table(report: &IndexReport) -> String {
     ));
     if let Some(graph) = &report.graph {
         out.push_str(&format!(
-            "  code graph: {} of {} files read, {} of them with the facts the diffing found, \
-             {} derived, {} of them written\n",
-            graph.parsed, graph.files, graph.reused, graph.derived, graph.written
+            "  code graph: {} of {} files read ({} with the facts the diffing found, {} with \
+             facts kept from an earlier graph), {} derived, {} of them written\n",
+            graph.parsed, graph.files, graph.reused, graph.kept, graph.derived, graph.written
         ));
         let stages = graph.stages;
         for (stage, time) in [

@@ -42,6 +42,9 @@ pub struct GraphReport {
     /// Of the files read, those whose facts the index run's diffing had
     /// found already (not parsed again).
     pub reused: usize,
+    /// Of the files read, those whose facts were kept from an earlier
+    /// graph (not parsed again).
+    pub kept: usize,
     pub derived: usize,
     /// Of the files derived, those whose rows differ from the stored ones
     /// (the others are left alone).
@@ -192,15 +195,17 @@ pub fn update(
     }
     stages.load = started.elapsed();
     let started = std::time::Instant::now();
-    let (read, reused) = facts_of(differ, &changed_sides, known.facts)?;
+    let (read, reused, kept) = facts_of(differ, &changed_sides, known.facts, &fact_files)?;
     let mut unwritten = Vec::with_capacity(changed_sides.len());
-    for (side, facts) in changed_sides.iter().zip(read) {
+    for ((side, facts), was_kept) in changed_sides.iter().zip(read).zip(&kept) {
         let language = Language::from_path(&side.path).expect("filtered to source files");
         // An unreadable file (binary, too large, missing) is in the tree
         // with nothing in it.
         let facts = facts.unwrap_or_default();
         let blob = side.blob.to_string();
-        unwritten.push((side.path.clone(), blob.clone(), Arc::clone(&facts)));
+        if !was_kept {
+            unwritten.push((side.path.clone(), blob.clone(), Arc::clone(&facts)));
+        }
         sources.push(StoredSource {
             path: side.path.clone(),
             blob,
@@ -259,6 +264,7 @@ pub fn update(
             full: !current,
             parsed: changed_sides.len(),
             reused,
+            kept: kept.iter().filter(|k| **k).count(),
             derived: rederived.len(),
             written: digests.len(),
             files: new.len(),
@@ -293,12 +299,21 @@ pub fn update(
         Ok(report)
     })?;
     if prune {
-        // The files of blobs the graph no longer describes.
-        let live: BTreeMap<&str, String> = tree
+        // The files of blobs neither this graph nor the one before it
+        // describes: a checkout and back parses nothing again.
+        let live: Vec<(&str, String)> = tree
             .iter()
             .map(|f| (f.path.as_str(), f.blob.to_string()))
             .collect();
-        fact_files.keep_only(live.iter().map(|(path, blob)| (*path, blob.as_str())));
+        let before = state
+            .sources
+            .iter()
+            .map(|s| (s.path.as_str(), s.blob.as_str()));
+        fact_files.keep_only(
+            live.iter()
+                .map(|(path, blob)| (*path, blob.as_str()))
+                .chain(before),
+        );
     }
     Ok(Some(report))
 }
@@ -388,15 +403,16 @@ fn declarations_of(facts: Arc<FileFacts>) -> Arc<FileFacts> {
     })
 }
 
-/// The facts of `sides`, in order: those in `parsed` as they are, the rest
-/// parsed (on two threads when there are many); and how many were in
-/// `parsed`.
+/// The facts of `sides`, in order: those in `parsed` as they are, those
+/// kept in `files` read, the rest parsed (on two threads when there are
+/// many); with how many were in `parsed`, and which were read from `files`.
 type SideFacts = Vec<Option<Arc<FileFacts>>>;
 fn facts_of(
     differ: &mut SymbolDiffer<'_>,
     sides: &[diffidx_core::git::FileSide],
     parsed: ParsedFacts,
-) -> Result<(SideFacts, usize), GraphError> {
+    files: &FactFiles,
+) -> Result<(SideFacts, usize, Vec<bool>), GraphError> {
     // Decoded once and shared: two paths may hold the same blob.
     let mut decoded: HashMap<_, Arc<FileFacts>> = HashMap::new();
     let mut known: Vec<Option<Arc<FileFacts>>> = sides
@@ -413,6 +429,23 @@ fn facts_of(
         .collect();
     drop(parsed);
     let reused = known.iter().filter(|f| f.is_some()).count();
+    let missing: Vec<usize> = (0..sides.len()).filter(|i| known[*i].is_none()).collect();
+    let blobs: Vec<String> = missing.iter().map(|i| sides[*i].blob.to_string()).collect();
+    let wanted: Vec<(&str, &str)> = missing
+        .iter()
+        .zip(&blobs)
+        .map(|(i, blob)| (sides[*i].path.as_str(), blob.as_str()))
+        .collect();
+    let mut kept = vec![false; sides.len()];
+    for (i, facts) in missing
+        .iter()
+        .zip(files.read_many(&wanted, crate::settings::diff_threads()))
+    {
+        if let Some(facts) = facts {
+            known[*i] = Some(Arc::new(facts));
+            kept[*i] = true;
+        }
+    }
     let unparsed: Vec<_> = sides
         .iter()
         .zip(&known)
@@ -428,7 +461,7 @@ fn facts_of(
     for facts in known.iter_mut().filter(|f| f.is_none()) {
         *facts = read.next().flatten().map(Arc::new);
     }
-    Ok((known, reused))
+    Ok((known, reused, kept))
 }
 
 /// Every directory of the tree (the root is `""`), and what each contains.
