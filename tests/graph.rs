@@ -453,7 +453,7 @@ fn two_threads_derive_the_graph_one_thread_derives() {
     for (i, name) in ["a", "b", "c", "d", "e"].iter().enumerate() {
         repo.write(
             &format!("{name}.py"),
-            &format!(
+            format!(
                 "from pkg import Shape, Square\n\ndef run_{i}():\n    s = Square()\n    \
                  return s.show() + Shape().area()\n"
             ),
