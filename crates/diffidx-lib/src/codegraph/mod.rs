@@ -101,8 +101,9 @@ pub fn source_files(
 }
 
 /// Moves the graph to `commit` (normally `HEAD`). Does nothing when it is
-/// there already and no history load wrote symbols of its files since. `known` is what the
-/// run found already; the files it does not give facts of are parsed here.
+/// there already and no history load wrote symbols of its files since.
+/// `known` is what the run found already; the files it does not give
+/// facts of are parsed here.
 /// The declarations of the files it read go to `fresh`, with their words
 /// (for the search index, which reads the same parse), without the
 /// references and imports.

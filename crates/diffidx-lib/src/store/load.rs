@@ -183,27 +183,7 @@ fn write(conn: &Connection<'_>, mut rows: GraphRows) -> Result<()> {
         "UNWIND $rows AS r MERGE (f:File {path: r.path}) SET f.language = r.language",
         rows.files.iter().map(row).collect(),
     )?;
-    // History and code graph share each symbol's node: the graph's rows of
-    // the files these symbols are in are no longer those their digest
-    // describes (`Source.rows`), and the graph writes them again.
-    let outdated: BTreeSet<String> = rows
-        .symbols
-        .values()
-        .chain(rows.deleted.values())
-        .map(|s| s.path.to_string())
-        .collect();
-    if !outdated.is_empty() {
-        let mut stmt = prepare(
-            conn,
-            "MATCH (s:Source) WHERE s.path IN $paths SET s.rows = NULL",
-        )?;
-        execute(
-            conn,
-            "outdate graph rows",
-            &mut stmt,
-            vec![("paths", string_list(&outdated))],
-        )?;
-    }
+    outdate_graph_rows(conn, &rows)?;
     // New symbols go in with `COPY`; only those already stored are
     // updated with a `MERGE`, whose cost grows with the table.
     let mut stored = symbol_ids(conn, &rows)?;
@@ -451,6 +431,37 @@ pub(super) const SYMBOL_COLUMNS: [&str; 11] = [
 /// A row of a symbol id alone.
 fn id_row(id: &str) -> ::lbug::Value {
     row_of(vec![("id", Prop::Str(id))])
+}
+
+/// Drops the digest of the code graph's rows (`Source.rows`) of the files
+/// whose symbols `rows` write: history and graph share each symbol's node,
+/// so those rows are no longer what the digest describes, and the graph's
+/// next update writes them again. A few files are looked up by key; many
+/// are first matched against the graph's files, read whole.
+fn outdate_graph_rows(conn: &Connection<'_>, rows: &GraphRows) -> Result<()> {
+    let mut paths: BTreeSet<&str> = rows
+        .symbols
+        .values()
+        .chain(rows.deleted.values())
+        .map(|s| &*s.path)
+        .collect();
+    if paths.len() > lookups_at_most() {
+        let graphed: HashSet<String> =
+            query(conn, "list graph files", "MATCH (s:Source) RETURN s.path")?
+                .iter()
+                .filter_map(|r| as_string(&r[0]))
+                .collect();
+        paths.retain(|p| graphed.contains(*p));
+    }
+    upsert(
+        conn,
+        "outdate graph rows",
+        "UNWIND $rows AS r MATCH (s:Source {path: r.path}) SET s.rows = NULL",
+        paths
+            .into_iter()
+            .map(|p| row_of(vec![("path", Prop::Str(p))]))
+            .collect(),
+    )
 }
 
 /// Creates, with their id alone, the symbols among `ids` not stored yet.
