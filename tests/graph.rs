@@ -363,27 +363,32 @@ fn updates_equal_a_fresh_build_on_a_changing_history() {
 /// graph writes that file's rows again, so its lines stay the tree's.
 #[test]
 fn a_merged_side_branch_leaves_the_graph_lines_of_the_tree() {
-    let mut repo = TestRepo::new();
-    repo.write("a.py", "def f():\n    pass\n");
-    repo.write("b.py", "from a import f\n\ndef g():\n    f()\n");
-    repo.commit("start");
-    succeeded(&repo.diffidx(&["init", "--no-hooks"]));
-    repo.git(&["checkout", "-q", "-b", "side"]);
-    repo.write("a.py", "# one\n# two\ndef f():\n    pass\n");
-    repo.commit("side: a comment");
-    repo.git(&["checkout", "-q", "main"]);
-    repo.write("a.py", "# one\n# two\n\n\ndef f():\n    pass\n");
-    repo.commit("main: the comment, spaced");
-    succeeded(&repo.diffidx(&["index"]));
-    // The merge keeps main's tree: a.py does not change on the main line.
-    repo.git(&["merge", "-q", "-s", "ours", "--no-edit", "side"]);
-    succeeded(&repo.diffidx(&["index"]));
-    let f = graph_dump(&repo)
-        .into_iter()
-        .find(|l| l.starts_with("file-symbol a.py") && l.contains("| f |"))
-        .expect("f in the graph");
-    assert!(f.contains("| 5 | 6 |"), "{f}");
-    assert_equal_to_fresh_build(&repo);
+    // The load finds the graph's files by key, or (past a few) by reading
+    // them all.
+    for lookups_at_most in ["500", "0"] {
+        let mut repo = TestRepo::new();
+        repo.write("a.py", "def f():\n    pass\n");
+        repo.write("b.py", "from a import f\n\ndef g():\n    f()\n");
+        repo.commit("start");
+        succeeded(&repo.diffidx(&["init", "--no-hooks"]));
+        repo.git(&["checkout", "-q", "-b", "side"]);
+        repo.write("a.py", "# one\n# two\ndef f():\n    pass\n");
+        repo.commit("side: a comment");
+        repo.git(&["checkout", "-q", "main"]);
+        repo.write("a.py", "# one\n# two\n\n\ndef f():\n    pass\n");
+        repo.commit("main: the comment, spaced");
+        succeeded(&repo.diffidx(&["index"]));
+        // The merge keeps main's tree: a.py does not change on the main line.
+        repo.git(&["merge", "-q", "-s", "ours", "--no-edit", "side"]);
+        let env = [("DIFFIDX_LOOKUPS_AT_MOST", lookups_at_most)];
+        succeeded(&repo.diffidx_env(&["index"], &env));
+        let f = graph_dump(&repo)
+            .into_iter()
+            .find(|l| l.starts_with("file-symbol a.py") && l.contains("| f |"))
+            .expect("f in the graph");
+        assert!(f.contains("| 5 | 6 |"), "{lookups_at_most}: {f}");
+        assert_equal_to_fresh_build(&repo);
+    }
 }
 
 /// A file derived again whose rows come out as the store holds them is
