@@ -1188,6 +1188,39 @@ fn a_store_made_by_one_load_is_not_compacted_one_of_several_loads_is() {
     assert!(!err.contains("compacted"), "{err}");
 }
 
+/// `rebuild --timings` breaks a rebuild down as `index --timings` does a
+/// run, the code graph built from scratch included.
+#[test]
+fn rebuild_timings_break_a_rebuild_down_by_stage() {
+    let mut repo = TestRepo::new();
+    repo.write("src/Cart.cs", "class Cart { int Total() => 1; }\n");
+    repo.commit("cart");
+    common::succeeded(&repo.diffidx(&["index", "--quiet"]));
+    let said = common::succeeded(&repo.diffidx(&["rebuild", "--timings"]));
+    assert!(
+        said.lines()
+            .any(|l| l.starts_with("timings: 0 commits computed in ")),
+        "{said}"
+    );
+    let graph = said
+        .lines()
+        .find(|l| l.trim_start().starts_with("code graph:"))
+        .unwrap_or_default();
+    assert!(
+        graph.contains("1 of 1 files read") && graph.ends_with("1 derived, 1 of them written"),
+        "{said}"
+    );
+    for stage in ["load", "parse", "resolve", "write"] {
+        assert!(
+            said.lines().any(|l| l.trim_start().starts_with(stage)),
+            "{stage}: {said}"
+        );
+    }
+    // Without the flag, none of it.
+    let said = common::succeeded(&repo.diffidx(&["rebuild"]));
+    assert!(!said.contains("timings:"), "{said}");
+}
+
 /// `index --timings` says where the run's time went, stage by stage: the
 /// run's own thread (its stages add up to the run), then the diffing
 /// thread beside it.

@@ -6,6 +6,10 @@ use super::util::{Bar, Context, LimitArgs};
 
 #[derive(Args)]
 pub struct RebuildArgs {
+    /// Print where the time went, per stage, on stderr.
+    #[arg(long)]
+    pub timings: bool,
+
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -19,6 +23,9 @@ pub fn run(ctx: &Context, args: &RebuildArgs) -> anyhow::Result<()> {
         report.loaded
     );
     eprint!("{}", super::util::compaction_summary(&report));
+    if args.timings {
+        eprint!("{}", super::util::timings_table(&report));
+    }
     for (commit, reason) in &report.rejected {
         eprintln!("warning: the note of {commit} was rejected and recomputed: {reason}");
     }

@@ -1057,6 +1057,7 @@ fn bloated(state: &StateDir) -> bool {
 
 /// [`rebuild`], with the writer lock already held.
 fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<IndexReport> {
+    let started = Instant::now();
     crate::client::release(&state.socket()); // a query server must not hold the files we delete
     let marker = state.rebuilding();
     std::fs::write(&marker, b"").map_err(|source| StateError::Io {
@@ -1079,5 +1080,6 @@ fn rebuild_locked(repo: &Repo, diff: &DiffOptions, state: &StateDir) -> Result<I
         &mut report,
     )?;
     let _ = std::fs::remove_file(&marker);
+    report.times.total = started.elapsed();
     Ok(report)
 }
