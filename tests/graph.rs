@@ -357,6 +357,15 @@ fn updates_equal_a_fresh_build_on_a_changing_history() {
     }
 }
 
+/// A repository of one commit: `a.py` declares `f`, which `b.py` calls.
+fn f_and_its_caller() -> TestRepo {
+    let mut repo = TestRepo::new();
+    repo.write("a.py", "def f():\n    pass\n");
+    repo.write("b.py", "from a import f\n\ndef g():\n    f()\n");
+    repo.commit("start");
+    repo
+}
+
 /// A merged side branch's commits are loaded after the graph moved past
 /// them: a side commit that only reworded a comment carries its version of
 /// the file's symbols (their lines), which history and graph share. The
@@ -366,10 +375,7 @@ fn a_merged_side_branch_leaves_the_graph_lines_of_the_tree() {
     // The load finds the graph's files by key, or (past a few) by reading
     // them all.
     for lookups_at_most in ["500", "0"] {
-        let mut repo = TestRepo::new();
-        repo.write("a.py", "def f():\n    pass\n");
-        repo.write("b.py", "from a import f\n\ndef g():\n    f()\n");
-        repo.commit("start");
+        let mut repo = f_and_its_caller();
         succeeded(&repo.diffidx(&["init", "--no-hooks"]));
         repo.git(&["checkout", "-q", "-b", "side"]);
         repo.write("a.py", "# one\n# two\ndef f():\n    pass\n");
@@ -395,10 +401,7 @@ fn a_merged_side_branch_leaves_the_graph_lines_of_the_tree() {
 /// left alone.
 #[test]
 fn only_files_whose_rows_changed_are_written() {
-    let mut repo = TestRepo::new();
-    repo.write("a.py", "def f():\n    pass\n");
-    repo.write("b.py", "from a import f\n\ndef g():\n    f()\n");
-    repo.commit("start");
+    let mut repo = f_and_its_caller();
     succeeded(&repo.diffidx(&["init", "--no-hooks"]));
     // A method named f too: b.py, which calls a name declared anew, is
     // derived again, and its rows are those stored (its f is a's).
@@ -416,10 +419,7 @@ fn only_files_whose_rows_changed_are_written() {
 /// are kept, and read instead of parsing the files again.
 #[test]
 fn a_checkout_and_back_parses_nothing_again() {
-    let mut repo = TestRepo::new();
-    repo.write("a.py", "def f():\n    pass\n");
-    repo.write("b.py", "from a import f\n\ndef g():\n    f()\n");
-    repo.commit("start");
+    let mut repo = f_and_its_caller();
     repo.write("a.py", "def f():\n    return 1\n");
     repo.commit("f returns");
     succeeded(&repo.diffidx(&["init", "--no-hooks"]));

@@ -2460,6 +2460,9 @@ pub enum EdgeKind {
 }
 
 impl EdgeKind {
+    /// Every kind, each a table of the store's graph.
+    pub const ALL: [EdgeKind; 3] = [EdgeKind::Calls, EdgeKind::Inherits, EdgeKind::Implements];
+
     pub fn as_str(self) -> &'static str {
         match self {
             EdgeKind::Calls => "CALLS",

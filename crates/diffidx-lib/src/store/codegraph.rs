@@ -6,7 +6,6 @@ use ::lbug::Connection;
 use diffidx_core::codegraph::EdgeKind;
 
 use super::engine::{as_string, insert_rels, query, row, run, string_list, upsert, Insert};
-use super::schema::CODE_EDGES;
 use super::{set_meta, Result, Store};
 use crate::graph::code::{
     CodeRows, DirContains, DirectoryNode, ModuleNode, RowDigests, RowKind, TreeSymbol,
@@ -196,9 +195,6 @@ fn delete_where(
     Ok(())
 }
 
-/// The kinds of edges between symbols, each its own table.
-const EDGE_KINDS: [EdgeKind; 3] = [EdgeKind::Calls, EdgeKind::Inherits, EdgeKind::Implements];
-
 /// Relationships go in with `insert_rels`: in bulk into the empty tables of
 /// a first build, else per row; every endpoint exists by then, written
 /// earlier in this transaction or by an earlier update.
@@ -210,11 +206,11 @@ const EDGE_KINDS: [EdgeKind; 3] = [EdgeKind::Calls, EdgeKind::Inherits, EdgeKind
 /// come out as they were.
 fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()> {
     if update.reset {
-        for table in CODE_EDGES {
+        for kind in EdgeKind::ALL {
             run(
                 conn,
                 "reset graph",
-                &format!("MATCH ()-[r:{table}]->() DELETE r"),
+                &format!("MATCH ()-[r:{}]->() DELETE r", kind.as_str()),
             )?;
         }
         run(conn, "reset graph", "MATCH ()-[r:CONTAINS]->() DELETE r")?;
@@ -248,22 +244,22 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
     // What goes: the rows replaced, then the sources of removed files.
     let imports_gone = gone(RowKind::Imports);
     // The modules the other files import, read before their imports go.
-    let imported_elsewhere = |conn: &Connection<'_>| -> Result<Vec<(String, String)>> {
-        if imports_gone.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(query(
+    let imported_before: Vec<(String, String)> = if imports_gone.is_empty() {
+        Vec::new()
+    } else {
+        let going: std::collections::HashSet<&str> =
+            imports_gone.iter().map(String::as_str).collect();
+        query(
             conn,
             "list imports",
             "MATCH (f:File)-[:IMPORTS]->(m:Module) RETURN f.path, m.name",
         )?
         .iter()
         .filter_map(|r| Some((as_string(&r[0])?, as_string(&r[1])?)))
-        .filter(|(file, _)| !imports_gone.contains(file))
-        .collect())
+        .filter(|(file, _)| !going.contains(file.as_str()))
+        .collect()
     };
-    let imported_before = imported_elsewhere(conn)?;
-    for kind in EDGE_KINDS {
+    for kind in EdgeKind::ALL {
         let table = kind.as_str();
         let kind = RowKind::Edges(kind);
         delete_where(
@@ -368,7 +364,7 @@ fn write_in_transaction(conn: &Connection<'_>, update: &GraphWrite) -> Result<()
             how,
         )?;
     }
-    for kind in EDGE_KINDS {
+    for kind in EdgeKind::ALL {
         let table = kind.as_str();
         insert_rels(
             conn,
@@ -606,7 +602,7 @@ impl super::Reader<'_> {
         direction: Direction,
         levels: &[String],
     ) -> Result<Vec<EdgeRow>> {
-        if !CODE_EDGES.contains(&kind) || ids.is_empty() {
+        if !EdgeKind::ALL.iter().any(|k| k.as_str() == kind) || ids.is_empty() {
             return Ok(Vec::new());
         }
         let (at, pattern) = match direction {
@@ -799,14 +795,15 @@ impl Store {
     /// they are how the graph is kept, not what it says). Two graphs of the
     /// same tree print the same lines, however they were built.
     pub fn graph_dump(&self) -> Result<Vec<String>> {
-        let edges: Vec<(&str, String)> = CODE_EDGES
+        let edges: Vec<(&str, String)> = EdgeKind::ALL
             .iter()
-            .map(|table| {
+            .map(|kind| {
+                let table = kind.as_str();
                 let q = format!(
                     "MATCH (a:Symbol)-[r:{table}]->(b:Symbol) RETURN a.qualname, b.qualname, \
                      a.id, b.id, r.file, r.resolution, r.candidates, r.line, r.sites"
                 );
-                (*table, q)
+                (table, q)
             })
             .collect();
         let mut reads: Vec<(&str, &str)> = vec![

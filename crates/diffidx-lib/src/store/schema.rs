@@ -67,6 +67,3 @@ pub const CREATE: &[&str] = &[
     "CREATE REL TABLE IF NOT EXISTS IMPLEMENTS(FROM Symbol TO Symbol, file STRING, resolution STRING, \
      candidates INT64, line INT64, sites INT64)",
 ];
-
-/// The code-graph relationships between symbols, by edge kind.
-pub const CODE_EDGES: &[&str] = &["CALLS", "INHERITS", "IMPLEMENTS"];
