@@ -8,7 +8,10 @@
 //! checkpoint and the seal's hash of the store's bytes, and opening again a
 //! few milliseconds: nothing beside a long run, too much for a hook's. So
 //! only a run of [`CLOSE_AFTER`] commits or more closes it, and opens it again
-//! for its first load; after that it stays open to the end of the run.
+//! for its first load; after that it stays open to the end of the run, or
+//! until the store outgrows the buffer pool it was opened with (a backfill
+//! of a large history: the pool is sized by the store, see
+//! `Store::outgrown`).
 
 use super::Result;
 use crate::open;
@@ -32,10 +35,16 @@ impl<'s> RunStore<'s> {
         })
     }
 
-    /// The store, opened again if [`RunStore::close_for`] closed it.
+    /// The store, opened again if [`RunStore::close_for`] closed it or it
+    /// has outgrown its buffer pool.
     pub(super) fn get(&mut self) -> Result<&Store> {
         let store = match self.store.take() {
-            Some(store) => store,
+            Some(store) if !store.outgrown() => store,
+            // Closed first: one writer at a time.
+            Some(outgrown) => {
+                drop(outgrown);
+                open::again_for_writing(self.state)?
+            }
             None => open::again_for_writing(self.state)?,
         };
         Ok(self.store.insert(store))

@@ -71,6 +71,8 @@ pub struct Store {
     /// writer was killed (or was an older diffidx), so its last load may be
     /// partial.
     unclean: bool,
+    /// The engine's buffer pool, sized by the store when opened.
+    pool: u64,
     /// Held while `db` is open (see [`OpenLock`]); released after it.
     _open_lock: Option<OpenLock>,
 }
@@ -178,6 +180,30 @@ impl OpenFailure {
     }
 }
 
+/// The engine's buffer pool for a store of `store` bytes: eight times the
+/// store, at least 256 MiB, at most half the machine's memory. A write into
+/// tables that are not empty holds their primary-key indexes, so a fixed
+/// pool that fits a small store fails on a large one: hibernate/hibernate-orm's
+/// history failed its fourth batch at 256 MiB (a store of about 200 MB) and
+/// passes at 512. The engine takes pages from the pool as it uses them, so
+/// a larger pool costs only its frames' bookkeeping (about 2 MiB per GiB).
+fn pool_bytes(store: u64) -> u64 {
+    const FLOOR: u64 = 256 << 20;
+    let wanted = store.saturating_mul(8).max(FLOOR);
+    match physical_memory() {
+        Some(total) => wanted.min((total / 2).max(FLOOR)),
+        None => wanted,
+    }
+}
+
+/// The machine's memory, from `/proc/meminfo` (`None` where there is none).
+fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 impl Store {
     /// Opens (creating if needed, for read-write) the store at `path`, retrying
     /// while another process holds it, for at most `wait`.
@@ -194,6 +220,7 @@ impl Store {
             && path.exists()
             && seal::check_quickly(path) == seal::SealState::Absent;
         let started = Instant::now();
+        let pool = pool_bytes(disk_size(path));
         let (db, open_lock) = loop {
             let open_lock = match OpenLock::take(path, access) {
                 Ok(lock) => lock,
@@ -216,7 +243,7 @@ impl Store {
             };
             let config = SystemConfig::default()
                 .read_only(access == Access::ReadOnly)
-                .buffer_pool_size(256 * 1024 * 1024)
+                .buffer_pool_size(pool)
                 .max_num_threads(2);
             match Database::new(path, config) {
                 Ok(db) => break (db, open_lock),
@@ -250,6 +277,7 @@ impl Store {
             path: path.to_owned(),
             access,
             unclean,
+            pool,
             _open_lock: open_lock,
         };
         match access {
@@ -322,6 +350,15 @@ impl Store {
     /// Whether the last writer did not close the store (see `unclean`).
     pub fn opened_unclean(&self) -> bool {
         self.unclean
+    }
+
+    /// Whether the store has grown past what its buffer pool was sized for
+    /// (under four times its size, where opening again would give more): a
+    /// writer that loads batch after batch opens it again, or a backfill of
+    /// a large history fails partway ([`pool_bytes`]).
+    pub fn outgrown(&self) -> bool {
+        let size = disk_size(&self.path);
+        size.saturating_mul(4) > self.pool && pool_bytes(size) > self.pool
     }
 
     /// Per commit in the store, how many changes it holds.
@@ -529,7 +566,16 @@ pub fn disk_size(path: &Path) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::OpenFailure;
+    use super::{physical_memory, pool_bytes, OpenFailure};
+
+    #[test]
+    fn the_buffer_pool_grows_with_the_store_within_half_the_memory() {
+        let half = physical_memory().unwrap() / 2;
+        assert_eq!(pool_bytes(0), 256 << 20, "no store yet");
+        assert_eq!(pool_bytes(10 << 20), 256 << 20, "a small store");
+        assert_eq!(pool_bytes(200 << 20), (1600 << 20).min(half.max(256 << 20)));
+        assert_eq!(pool_bytes(1 << 40), half.max(256 << 20), "capped");
+    }
 
     #[test]
     fn only_a_lock_a_pending_replay_or_a_vanished_log_is_waited_for() {
