@@ -421,7 +421,50 @@ pub fn link_lineage_with(
             links.push((a, d, similarity));
         }
     }
+    handed_over(labeled, &by_kind, rewritten, &mut used, &mut links);
     links
+}
+
+/// Extract method, the donor re-signed: `get(a)` deleted, `get(a, b)` added
+/// in its place calling an added `lookup` that took most of the old body.
+/// Body likeness links `lookup` to the old `get`; the new `get` is the one
+/// that continues it (the name, the place and the call handing the work
+/// over say so), and `lookup` starts a history of its own. So a link to a
+/// symbol of another own name moves to an unlinked namesake of the deleted
+/// one in the same file and container that calls it.
+fn handed_over(
+    labeled: &[Labeled<'_>],
+    by_kind: &HashMap<SymbolKind, (Vec<usize>, Vec<usize>)>,
+    rewritten: &RewrittenCalls,
+    used: &mut [bool],
+    links: &mut [(usize, usize, Similarity)],
+) {
+    if rewritten.calls.is_empty() {
+        return;
+    }
+    for link in links.iter_mut() {
+        let (e, d, _) = *link;
+        let (extracted, old) = (labeled[e].symbol(), labeled[d].symbol());
+        if extracted.name == old.name || !old.kind.is_callable() {
+            continue;
+        }
+        let Some((added, _)) = by_kind.get(&old.kind) else {
+            continue;
+        };
+        let mut donors = added.iter().copied().filter(|&a| {
+            let new = labeled[a].symbol();
+            !used[a]
+                && new.name == old.name
+                && same_container(&labeled[a], &labeled[d])
+                && rewritten.calls(labeled[a].file.path, new.start_line, &extracted.name)
+        });
+        if let (Some(a), None) = (donors.next(), donors.next()) {
+            let similarity = labeled[a].symbol().sketch.similarity(&old.sketch);
+            used[a] = true;
+            used[e] = false;
+            *link = (a, d, Similarity::from_ratio(similarity));
+        }
+    }
 }
 
 /// The DELETED symbols that count as if their namesake stayed in place: a
@@ -476,6 +519,9 @@ fn orphans_of(
 pub struct RewrittenCalls {
     /// Old name → the names its calls became.
     pairs: HashMap<String, HashSet<String>>,
+    /// An ADDED callable, by path and first line → the own names of the
+    /// other ADDED callables its added lines call (see [`handed_over`]).
+    calls: HashMap<(String, u32), HashSet<String>>,
 }
 
 impl RewrittenCalls {
@@ -484,8 +530,16 @@ impl RewrittenCalls {
         self.pairs.get(old).is_some_and(|to| to.contains(new))
     }
 
+    /// Whether the ADDED callable at `path`, line `start`, calls an ADDED
+    /// callable named `callee` in a line the commit added.
+    pub fn calls(&self, path: &str, start: u32, callee: &str) -> bool {
+        self.calls
+            .get(&(path.to_owned(), start))
+            .is_some_and(|names| names.contains(callee))
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
+        self.pairs.is_empty() && self.calls.is_empty()
     }
 
     /// Reads the rewritten calls of a commit from its labeled symbols and,
@@ -521,6 +575,7 @@ impl RewrittenCalls {
             return out;
         }
         for (path, lines) in files {
+            out.find_calls_between_added(path, &lines.new, &added);
             // The rest of a removed line's words → the called name taken
             // out, over the file's hunks (a block git shows as moved puts
             // the old and the new call in different ones).
@@ -552,6 +607,58 @@ impl RewrittenCalls {
             }
         }
         out
+    }
+}
+
+impl RewrittenCalls {
+    /// For each added line of `path` inside an ADDED callable (the
+    /// innermost), the ADDED callables of other names it calls. One sweep
+    /// over the lines (in order) and the callables' spans (nested or apart).
+    fn find_calls_between_added(
+        &mut self,
+        path: &str,
+        new_lines: &[(u32, String)],
+        added: &NameSpans<'_>,
+    ) {
+        let mut spans: Vec<(u32, u32, &str)> = added
+            .iter()
+            .flat_map(|(name, spans)| {
+                spans
+                    .iter()
+                    .filter(|&&(p, _, _)| p == path)
+                    .map(move |&(_, start, end)| (start, end, *name))
+            })
+            .collect();
+        if spans.is_empty() {
+            return;
+        }
+        spans.sort_unstable();
+        let mut next = 0;
+        let mut open: Vec<(u32, u32, &str)> = Vec::new();
+        for (n, line) in new_lines {
+            while next < spans.len() && spans[next].0 <= *n {
+                let span = spans[next];
+                while open.last().is_some_and(|o| o.1 < span.0) {
+                    open.pop();
+                }
+                open.push(span);
+                next += 1;
+            }
+            while open.last().is_some_and(|o| o.1 < *n) {
+                open.pop();
+            }
+            let Some(&(start, _, holder)) = open.last() else {
+                continue;
+            };
+            for (_, callee) in call_swaps(line, added) {
+                if callee != holder {
+                    self.calls
+                        .entry((path.to_owned(), start))
+                        .or_default()
+                        .insert(callee.to_owned());
+                }
+            }
+        }
     }
 }
 
@@ -933,6 +1040,85 @@ mod tests {
         let rewritten = RewrittenCalls::find(&labeled, [("Checker.java", &replaced)]);
         assert!(rewritten.is_empty());
         assert!(link_lineage_with(&labeled, &rewritten).is_empty());
+    }
+
+    /// Extract method with the donor re-signed (spring's
+    /// `GenericConversionService.getConverter`, d3b43ebccb): the old body
+    /// went to `matchByClassPair`, and the new `getConverter`, in its place,
+    /// calls it.
+    #[test]
+    fn a_re_signed_method_that_calls_the_extracted_one_continues_the_old() {
+        let old_text = "class Service {\n  Converter getConverter(Class s, Class t) {\n    walk the class queue of s and its interfaces for a converter to t\n  }\n}\n";
+        let new_text = "class Service {\n  Converter getConverter(Desc s, Desc t) {\n    return matchByClassPair(s.type(), t.type());\n  }\n  Converter matchByClassPair(Class s, Class t) {\n    walk the class queue of s and its interfaces for a converter to t\n  }\n}\n";
+        let body = "walk the class queue of s and its interfaces for a converter to t";
+        let at = |symbol: Symbol, sig: &str, lines: (u32, u32)| Symbol {
+            sig: sig.to_owned(),
+            start_line: lines.0,
+            end_line: lines.1,
+            ..symbol
+        };
+        let old = file(vec![at(
+            sketched(SymbolKind::Method, "getConverter", body),
+            "(Class,Class)",
+            (2, 4),
+        )]);
+        let new = file(vec![
+            at(
+                sketched(
+                    SymbolKind::Method,
+                    "getConverter",
+                    "return matchByClassPair s type t type",
+                ),
+                "(Desc,Desc)",
+                (2, 4),
+            ),
+            at(
+                sketched(SymbolKind::Method, "matchByClassPair", body),
+                "(Class,Class)",
+                (5, 7),
+            ),
+        ]);
+        let changes = [hunk(2..4, 2..7)];
+        let labeled = label_in_place("Service.java", &old, &new, &changes);
+        assert_eq!(
+            links_of(&labeled),
+            [(
+                "matchByClassPair(Class,Class)".to_owned(),
+                "getConverter(Class,Class)".to_owned()
+            )],
+            "by likeness alone"
+        );
+        let replaced = ReplacedLines::of(old_text, new_text, &changes);
+        let rewritten = RewrittenCalls::find(&labeled, [("Service.java", &replaced)]);
+        let linked: Vec<(String, String)> = link_lineage_with(&labeled, &rewritten)
+            .into_iter()
+            .map(|(a, d, _)| {
+                let key = |i: usize| {
+                    let s = labeled[i].symbol();
+                    format!("{}{}", s.name, s.sig)
+                };
+                (key(a), key(d))
+            })
+            .collect();
+        assert_eq!(
+            linked,
+            [(
+                "getConverter(Desc,Desc)".to_owned(),
+                "getConverter(Class,Class)".to_owned()
+            )]
+        );
+
+        // A namesake that does not call it is no evidence.
+        let without_call = new_text.replace("matchByClassPair(s.type(), t.type())", "null");
+        let replaced = ReplacedLines::of(old_text, &without_call, &changes);
+        let rewritten = RewrittenCalls::find(&labeled, [("Service.java", &replaced)]);
+        assert_eq!(
+            link_lineage_with(&labeled, &rewritten)
+                .into_iter()
+                .map(|(a, _, _)| labeled[a].symbol().name.clone())
+                .collect::<Vec<_>>(),
+            ["matchByClassPair"]
+        );
     }
 
     #[test]
