@@ -515,6 +515,10 @@ fn orphans_of(
 /// swapped for another, the arguments in any order. Lines inside the
 /// renamed declarations themselves do not count: their own header says
 /// nothing that a new method put in the old one's place would not.
+///
+/// The same lines tell which added callables call which other added ones:
+/// a re-signed method that hands its old body over to an extracted one
+/// ([`handed_over`]).
 #[derive(Debug, Default)]
 pub struct RewrittenCalls {
     /// Old name → the names its calls became.
@@ -608,9 +612,7 @@ impl RewrittenCalls {
         }
         out
     }
-}
 
-impl RewrittenCalls {
     /// For each added line of `path` inside an ADDED callable (the
     /// innermost), the ADDED callables of other names it calls. One sweep
     /// over the lines (in order) and the callables' spans (nested or apart).
