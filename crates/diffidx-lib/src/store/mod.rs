@@ -181,9 +181,9 @@ impl OpenFailure {
 }
 
 /// The engine's buffer pool for a store of `store` bytes: eight times the
-/// store, at least 256 MiB, at most half the machine's memory. A write into
-/// tables that are not empty holds their primary-key indexes, so a fixed
-/// pool that fits a small store fails on a large one: hibernate/hibernate-orm's
+/// store, at least 256 MiB, at most half the machine's memory. What a write
+/// holds in the pool grows with the store, so a fixed pool that fits a small
+/// store fails on a large one: hibernate/hibernate-orm's
 /// history failed its fourth batch at 256 MiB (a store of about 200 MB) and
 /// passes at 512. The engine takes pages from the pool as it uses them, so
 /// a larger pool costs only its frames' bookkeeping (about 2 MiB per GiB).
