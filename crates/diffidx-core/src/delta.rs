@@ -442,21 +442,31 @@ fn handed_over(
     if rewritten.calls.is_empty() {
         return;
     }
+    // The unlinked ADDED callables, by kind and own name.
+    let mut unlinked: HashMap<(SymbolKind, &str), Vec<usize>> = HashMap::new();
+    for (kind, (added, _)) in by_kind {
+        for &a in added.iter().filter(|&&a| !used[a] && kind.is_callable()) {
+            let name = labeled[a].symbol().name.as_str();
+            unlinked.entry((*kind, name)).or_default().push(a);
+        }
+    }
     for link in links.iter_mut() {
         let (e, d, _) = *link;
         let (extracted, old) = (labeled[e].symbol(), labeled[d].symbol());
-        if extracted.name == old.name || !old.kind.is_callable() {
+        if extracted.name == old.name {
             continue;
         }
-        let Some((added, _)) = by_kind.get(&old.kind) else {
+        let Some(namesakes) = unlinked.get(&(old.kind, old.name.as_str())) else {
             continue;
         };
-        let mut donors = added.iter().copied().filter(|&a| {
-            let new = labeled[a].symbol();
+        let mut donors = namesakes.iter().copied().filter(|&a| {
             !used[a]
-                && new.name == old.name
                 && same_container(&labeled[a], &labeled[d])
-                && rewritten.calls(labeled[a].file.path, new.start_line, &extracted.name)
+                && rewritten.calls(
+                    labeled[a].file.path,
+                    labeled[a].symbol().start_line,
+                    &extracted.name,
+                )
         });
         if let (Some(a), None) = (donors.next(), donors.next()) {
             let similarity = labeled[a].symbol().sketch.similarity(&old.sketch);
@@ -525,7 +535,7 @@ pub struct RewrittenCalls {
     pairs: HashMap<String, HashSet<String>>,
     /// An ADDED callable, by path and first line → the own names of the
     /// other ADDED callables its added lines call (see [`handed_over`]).
-    calls: HashMap<(String, u32), HashSet<String>>,
+    calls: HashMap<String, HashMap<u32, HashSet<String>>>,
 }
 
 impl RewrittenCalls {
@@ -538,7 +548,8 @@ impl RewrittenCalls {
     /// callable named `callee` in a line the commit added.
     pub fn calls(&self, path: &str, start: u32, callee: &str) -> bool {
         self.calls
-            .get(&(path.to_owned(), start))
+            .get(path)
+            .and_then(|by_start| by_start.get(&start))
             .is_some_and(|names| names.contains(callee))
     }
 
@@ -655,7 +666,9 @@ impl RewrittenCalls {
             for (_, callee) in call_swaps(line, added) {
                 if callee != holder {
                     self.calls
-                        .entry((path.to_owned(), start))
+                        .entry(path.to_owned())
+                        .or_default()
+                        .entry(start)
                         .or_default()
                         .insert(callee.to_owned());
                 }
