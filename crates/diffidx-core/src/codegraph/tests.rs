@@ -1353,3 +1353,55 @@ fn a_changed_declaration_rederives_the_files_that_pass_it() {
     assert!(redo.contains("view.py"), "{redo:?}");
     assert_update_equals_full_build(&before, &after, &redo);
 }
+
+#[test]
+fn a_java_local_made_by_new_has_the_class_it_was_made_of() {
+    let files = tree(&[(
+        "src/j/Main.java",
+        "package j;\n\
+         class Base { void run() {} void stop() {} }\n\
+         interface Job { void run(); default void stop() {} }\n\
+         class Worker extends Base implements Job { }\n\
+         class Impl implements Job { public void run() {} }\n\
+         class Main {\n\
+           Job other() { return null; }\n\
+           void a() { Job j = new Worker(); j.stop(); }\n\
+           void b() { Job j = new Impl(); j.run(); }\n\
+           void c() { Job j = new Impl(); j = other(); j.run(); }\n\
+           void d() { Base k = new Worker(); k.run(); }\n\
+           void e() { Base k = new Worker(); new Over().take(k); }\n\
+         }\n\
+         class Over { void take(Base b) {} void take(String s) {} }\n",
+    )]);
+    let e = edges(&files);
+    for wanted in [
+        // The class's chain before the interface's default method.
+        "j.Main.a() -CALLS/scoped-> j.Base.stop()",
+        "j.Main.b() -CALLS/scoped-> j.Impl.run()",
+        // Assigned again: only the declared type is known.
+        "j.Main.c() -CALLS/scoped-> j.Job.run()",
+        "j.Main.d() -CALLS/scoped-> j.Base.run()",
+        // An overload is chosen by the type declared.
+        "j.Main.e() -CALLS/scoped-> j.Over.take(Base)",
+    ] {
+        has(&e, wanted);
+    }
+    lacks(&e, "j.Main.a() -CALLS/scoped-> j.Job.stop()");
+    lacks(&e, "j.Main.b() -CALLS/scoped-> j.Job.run()");
+
+    let files = tree(&[(
+        "src/Main.cs",
+        "namespace N {\n\
+           interface IJob { void Run(); }\n\
+           class Impl : IJob { public void Run() {} }\n\
+           class Main {\n\
+             void B() { IJob j = new Impl(); j.Run(); }\n\
+             void C() { IJob j = new Impl(); j = null; j.Run(); }\n\
+           }\n\
+         }\n",
+    )]);
+    let e = edges(&files);
+    has(&e, "N.Main.B() -CALLS/scoped-> N.Impl.Run()");
+    has(&e, "N.Main.C() -CALLS/scoped-> N.IJob.Run()");
+    lacks(&e, "N.Main.B() -CALLS/scoped-> N.IJob.Run()");
+}

@@ -230,6 +230,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 Binding::Declarators {
                     inner: Some("variable_declaration"),
                     declarator: "variable_declarator",
+                    narrowed_unless_assigned: Some(("assignment_expression", "left")),
                 },
             ),
             (
@@ -237,6 +238,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 Binding::Declarators {
                     inner: Some("variable_declaration"),
                     declarator: "variable_declarator",
+                    narrowed_unless_assigned: None,
                 },
             ),
             (
@@ -244,6 +246,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 Binding::Declarators {
                     inner: None,
                     declarator: "variable_declarator",
+                    narrowed_unless_assigned: None,
                 },
             ),
         ],

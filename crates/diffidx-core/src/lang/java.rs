@@ -183,6 +183,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 Binding::Declarators {
                     inner: None,
                     declarator: "variable_declarator",
+                    narrowed_unless_assigned: Some(("assignment_expression", "left")),
                 },
             ),
             (
@@ -190,6 +191,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 Binding::Declarators {
                     inner: None,
                     declarator: "variable_declarator",
+                    narrowed_unless_assigned: None,
                 },
             ),
         ],

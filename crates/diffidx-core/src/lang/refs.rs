@@ -85,7 +85,22 @@ pub enum Binding {
     Declarators {
         inner: Option<&'static str>,
         declarator: &'static str,
+        /// Locals only: the syntax of an assignment, `(kind, target
+        /// field)`. A local made by `new C()` and not assigned again in its
+        /// block has the type `C`, whatever it is declared as (`Job j = new
+        /// Impl()`): the methods it runs are `C`'s.
+        narrowed_unless_assigned: Option<(&'static str, &'static str)>,
     },
+}
+
+/// Which type of a variable is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Typing {
+    /// The class of the object it holds, where its declaration shows it:
+    /// what a call on it runs.
+    Runs,
+    /// The type it is declared with: what chooses an overload it is passed to.
+    Declared,
 }
 
 /// What the qualifier of a dotted name is.
@@ -1205,7 +1220,7 @@ impl<'a> RefWalker<'a> {
         if value.named_child_count() == 0 && value.is_named() {
             let name = self.text(value).trim();
             return self
-                .type_of(value, name)
+                .declared_type_of(value, name)
                 .and_then(|t| t.last().cloned())
                 .unwrap_or_default();
         }
@@ -1357,9 +1372,19 @@ impl<'a> RefWalker<'a> {
         }
     }
 
-    /// The declared type of `name` as seen from `at`: the nearest binding
-    /// among the children of `at`'s ancestors.
+    /// The type of `name` as seen from `at`, as a call on it sees it: the
+    /// nearest binding among the children of `at`'s ancestors.
     fn type_of(&self, at: Node<'a>, name: &str) -> Option<Vec<String>> {
+        self.binding_type(at, name, Typing::Runs)
+    }
+
+    /// The type `name` is declared with, as overloads are chosen by: `List`
+    /// for `List x = new ArrayList()`.
+    fn declared_type_of(&self, at: Node<'a>, name: &str) -> Option<Vec<String>> {
+        self.binding_type(at, name, Typing::Declared)
+    }
+
+    fn binding_type(&self, at: Node<'a>, name: &str, typing: Typing) -> Option<Vec<String>> {
         if self.spec.bindings.is_empty() || self.spec.this_words.contains(&name) {
             return None;
         }
@@ -1382,7 +1407,7 @@ impl<'a> RefWalker<'a> {
                 if after && !self.spec.members_anywhere.contains(&child.kind()) {
                     continue;
                 }
-                if let Some(ty) = self.binding(child, name, 0) {
+                if let Some(ty) = self.binding(child, name, 0, typing) {
                     found = Some(ty);
                     break 'up;
                 }
@@ -1393,13 +1418,21 @@ impl<'a> RefWalker<'a> {
         found
     }
 
-    fn binding(&self, node: Node<'a>, name: &str, depth: u8) -> Option<Vec<String>> {
+    fn binding(
+        &self,
+        node: Node<'a>,
+        name: &str,
+        depth: u8,
+        typing: Typing,
+    ) -> Option<Vec<String>> {
         let (_, binding) = self.spec.bindings.iter().find(|(k, _)| *k == node.kind())?;
         match *binding {
             Binding::Group if depth == 0 => {
                 let mut cursor = node.walk();
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                children.into_iter().find_map(|c| self.binding(c, name, 1))
+                children
+                    .into_iter()
+                    .find_map(|c| self.binding(c, name, 1, typing))
             }
             Binding::Group => None,
             Binding::Named { name: n, ty, value } => {
@@ -1414,7 +1447,11 @@ impl<'a> RefWalker<'a> {
                         .and_then(|v| self.value_type(v)),
                 }
             }
-            Binding::Declarators { inner, declarator } => {
+            Binding::Declarators {
+                inner,
+                declarator,
+                narrowed_unless_assigned,
+            } => {
                 let decl = match inner {
                     Some(kind) => {
                         let mut cursor = node.walk();
@@ -1432,13 +1469,52 @@ impl<'a> RefWalker<'a> {
                             .is_some_and(|n| self.text(n).trim() == name)
                     })?;
                 let ty = decl.child_by_field_name("type")?;
-                if self.text(ty).trim() == "var" {
+                let value = || {
                     let mut cursor = target.walk();
-                    let value = target.named_children(&mut cursor).last()?;
-                    self.value_type(value)
-                } else {
-                    self.declared_type(ty)
+                    let value = target.named_children(&mut cursor).last();
+                    value.filter(|v| {
+                        Some(v.id()) != target.child_by_field_name("name").map(|n| n.id())
+                    })
+                };
+                if self.text(ty).trim() == "var" {
+                    return self.value_type(value()?);
                 }
+                let declared = self.declared_type(ty);
+                let narrowing = narrowed_unless_assigned.filter(|_| typing == Typing::Runs);
+                let made = narrowing.and_then(|assignment| {
+                    let made = self.value_type(value()?)?;
+                    let block = node.parent()?;
+                    (Some(&made) != declared.as_ref() && !self.assigns(block, assignment, name))
+                        .then_some(made)
+                });
+                made.or(declared)
+            }
+        }
+    }
+
+    /// Whether some `kind` node under `block` assigns to `name`.
+    fn assigns(&self, block: Node<'a>, (kind, target): (&str, &str), name: &str) -> bool {
+        let mut cursor = block.walk();
+        loop {
+            let node = cursor.node();
+            if node.kind() == kind
+                && node
+                    .child_by_field_name(target)
+                    .is_some_and(|t| self.text(t).trim() == name)
+            {
+                return true;
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            while cursor.node().id() != block.id() {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                cursor.goto_parent();
+            }
+            if cursor.node().id() == block.id() {
+                return false;
             }
         }
     }
