@@ -23,6 +23,10 @@ use crate::state::StateDir;
 /// a long history is summarized over several runs, newest first.
 pub const DEFAULT_BUDGET: usize = 100;
 
+/// Characters of code a rerank shows the model, all candidates together,
+/// unless `diffidx.llm.rerankChars` says otherwise.
+pub const DEFAULT_RERANK_CHARS: usize = 12_000;
+
 /// The chat model and what index runs use it for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChatSettings {
@@ -63,7 +67,7 @@ pub fn configured_chat(repo: &Repo) -> Option<Result<ChatSettings, SemanticError
         .config_integer("diffidx.llm.rerankChars")
         .and_then(|n| usize::try_from(n).ok())
         .filter(|&n| n > 0)
-        .unwrap_or(super::steps::DEFAULT_RERANK_CHARS);
+        .unwrap_or(DEFAULT_RERANK_CHARS);
     Some(Ok(ChatSettings {
         service,
         deltas: flag("diffidx.llm.deltas"),

@@ -17,10 +17,6 @@ use super::chat::Asker;
 use super::SemanticError;
 use crate::search::{SearchAnswer, SearchHit};
 
-/// Characters of code a rerank shows the model, all candidates together,
-/// unless `diffidx.llm.rerankChars` says otherwise.
-pub const DEFAULT_RERANK_CHARS: usize = 12_000;
-
 /// The code the chat model writes for `query` (HyDE), in `languages`.
 pub fn hyde(
     asker: &mut Asker<'_>,
