@@ -199,7 +199,7 @@ pub fn window(socket: &Path, request: &WindowRequest) -> Option<WindowAnswer> {
 pub fn relevance(
     socket: &Path,
     request: &crate::protocol::RelevanceRequest,
-) -> Option<crate::query::Relevance> {
+) -> Option<crate::protocol::Relevance> {
     ask(socket, Request::Relevance(request.clone()), |r| r.relevance)
 }
 

@@ -1,12 +1,13 @@
 //! What the query server and its clients say to each other: one JSON line
 //! each way over a Unix socket in the state directory.
 
+use std::collections::HashMap;
+
 use diffidx_core::codegraph::Resolution;
 use diffidx_core::{SymbolDelta, SymbolQuery};
 use serde::{Deserialize, Serialize};
 
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
-use crate::query::Relevance;
 use crate::search::{SearchAnswer, SearchQuery};
 use crate::store::HistoryEntry;
 use crate::store::WindowAnswer;
@@ -144,6 +145,19 @@ impl Response {
             ..Response::default()
         }
     }
+}
+
+/// How well symbols match words (`context --query`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Relevance {
+    /// Symbol id → fused score in (0, 1], for the symbols asked about that
+    /// match at all.
+    pub scores: HashMap<String, f64>,
+    /// The rankings used: `names`, `text`, and `vectors` with the semantic
+    /// layer on.
+    pub matched_by: Vec<String>,
+    /// A ranking that could not be used, and why.
+    pub warnings: Vec<String>,
 }
 
 #[cfg(test)]

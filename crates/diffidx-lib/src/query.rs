@@ -2,7 +2,6 @@
 //! else from the store directly, after which a server is started for the
 //! next query. Answers are the same either way.
 
-use std::collections::HashMap;
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
@@ -13,10 +12,10 @@ use diffidx_core::{Status, SymbolDiffer, SymbolQuery};
 use crate::codegraph::{GraphAnswer, GraphQuery, ImpactAnswer};
 use crate::open::{self, OpenError};
 use crate::protocol::ImpactRequest;
+pub use crate::protocol::Relevance;
 use crate::search::{HybridParams, SearchAnswer, SearchQuery};
 use crate::state::{StateDir, StateError, Wait, WriterLock};
 use crate::store::{HistoryEntry, StoreError};
-use serde::{Deserialize, Serialize};
 
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
@@ -350,19 +349,6 @@ fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, Que
     answer.hits.truncate(query.limit);
     answer.model_steps = model_steps;
     Ok(answer)
-}
-
-/// How well symbols match words (`context --query`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Relevance {
-    /// Symbol id → fused score in (0, 1], for the symbols asked about that
-    /// match at all.
-    pub scores: HashMap<String, f64>,
-    /// The rankings used: `names`, `text`, and `vectors` with the semantic
-    /// layer on.
-    pub matched_by: Vec<String>,
-    /// A ranking that could not be used, and why.
-    pub warnings: Vec<String>,
 }
 
 /// How many fused candidates `relevance` ranks before it keeps those asked
