@@ -8,9 +8,9 @@
 //! `const`/`let`/`var` declarator is a function when its value is an arrow
 //! function or a function expression, a variable otherwise.
 
-use super::flow::FlowSpec;
 use super::parts::Part;
 use super::refs::{GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
+use super::values::FlowSpec;
 use super::{DeclaratorRule, KindBy, LanguageSpec, Name, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
 

@@ -25,6 +25,7 @@ mod python;
 pub mod refs;
 mod rust;
 mod tokens;
+pub mod values;
 pub mod words;
 
 use std::collections::HashMap;
@@ -1057,7 +1058,7 @@ fn nested_functions(
         // A function without a name is a node wherever it stands.
         let anonymous = node.is_named() && flow.anonymous_functions.contains(&node.kind());
         if anonymous {
-            found(flow::anonymous_name(node), node);
+            found(values::anonymous_name(node), node);
         }
         let is_function = is_function || anonymous;
         let mut cursor = node.walk();

@@ -6,10 +6,10 @@
 //! decorated definition is the whole `decorated_definition`. Docstrings are
 //! comments.
 
-use super::flow::FlowSpec;
 use super::parts::Part;
 use super::refs::Operand::{First, Last};
 use super::refs::{GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
+use super::values::FlowSpec;
 use super::{Docstrings, LanguageSpec, Name, Role, SymbolRule};
 use crate::symbol::SymbolKind as K;
 

@@ -54,7 +54,7 @@ pub struct GraphSpec {
     pub decorators: &'static [&'static str],
     /// How values carry functions (`a = f; a()`), where the walker follows
     /// them.
-    pub flow: Option<super::flow::FlowSpec>,
+    pub flow: Option<super::values::FlowSpec>,
     /// Kinds of a declaration's parameter list.
     pub parameter_lists: &'static [&'static str],
     /// A word that, on a method's first parameter, makes it an extension
@@ -303,14 +303,14 @@ pub(crate) struct RefWalker<'a> {
     /// type of another value).
     pub typing_depth: std::cell::Cell<u8>,
     /// What each class assigns to its instances' attributes, read once.
-    pub attributes: std::cell::RefCell<super::flow::AttributeValues>,
+    pub attributes: std::cell::RefCell<super::values::AttributeValues>,
     /// The byte range of the decorator being walked, and where the
     /// declaration it decorates starts.
     pub decorator: Option<(Range<usize>, usize)>,
     /// The node being walked and its ancestors, root first.
     pub ancestors: std::cell::RefCell<Vec<Node<'a>>>,
     /// What each block binds, read once.
-    pub blocks: std::cell::RefCell<super::flow::Blocks>,
+    pub blocks: std::cell::RefCell<super::values::Blocks>,
 }
 
 /// How many variables deep a receiver's type is followed (`let a = b;`).
@@ -1028,7 +1028,7 @@ impl<'a> RefWalker<'a> {
         let Some(assignment) = self.up(call) else {
             return;
         };
-        let Some((_, target, value)) = super::flow::assignment_row(flow, assignment) else {
+        let Some((_, target, value)) = super::values::assignment_row(flow, assignment) else {
             return;
         };
         let assigned = assignment.child_by_field_name(target);
