@@ -1405,3 +1405,32 @@ fn a_java_local_made_by_new_has_the_class_it_was_made_of() {
     has(&e, "N.Main.C() -CALLS/scoped-> N.IJob.Run()");
     lacks(&e, "N.Main.B() -CALLS/scoped-> N.IJob.Run()");
 }
+
+#[test]
+fn java_method_references_call_what_they_name() {
+    let files = tree(&[(
+        "src/m/Main.java",
+        "package m;\n\
+         class Base { String version() { return \"1\"; } }\n\
+         class Main extends Base {\n\
+           Main() {}\n\
+           private String name() { return \"\"; }\n\
+           static int sum(int a, int b) { return a + b; }\n\
+           void own() { java.util.function.Supplier<String> s = this::name; s.get(); }\n\
+           void up() { Runnable r = super::version; }\n\
+           static void types() { java.util.function.BinaryOperator<Integer> f = Main::sum; }\n\
+           static void made() { java.util.function.Supplier<Main> s = Main::new; }\n\
+           static void held() { Main m = new Main(); Object v = m::version; }\n\
+         }\n",
+    )]);
+    let e = edges(&files);
+    for wanted in [
+        "m.Main.own() -CALLS/exact-> m.Main.name()",
+        "m.Main.up() -CALLS/exact-> m.Base.version()",
+        "m.Main.types() -CALLS/scoped-> m.Main.sum(int,int)",
+        "m.Main.made() -CALLS/scoped-> m.Main.Main()",
+        "m.Main.held() -CALLS/scoped-> m.Base.version()",
+    ] {
+        has(&e, wanted);
+    }
+}

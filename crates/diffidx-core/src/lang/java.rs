@@ -117,6 +117,10 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 },
             ),
             (
+                "method_reference",
+                RefRole::MethodReference { new_word: "new" },
+            ),
+            (
                 "object_creation_expression",
                 RefRole::New {
                     ty: "type",

@@ -130,6 +130,11 @@ pub enum RefRole {
         name: &'static str,
         arguments: &'static str,
     },
+    /// A method named as a value (Java's `A::m`, `this::m`, `super::m`,
+    /// `A::new`): what it is passed to calls it, so the code that names it
+    /// is taken as calling it. The qualifier is the first named child, the
+    /// name the last child; a last child `new_word` names the constructor.
+    MethodReference { new_word: &'static str },
     /// A constructor call, `new T(...)`.
     New {
         ty: &'static str,
@@ -470,6 +475,34 @@ impl<'a> RefWalker<'a> {
                         self.with_arguments(reference, node.child_by_field_name(arguments));
                     self.push(node, reference);
                 }
+            }
+            RefRole::MethodReference { new_word } => {
+                let Some(qualifier) = node.named_child(0) else {
+                    return;
+                };
+                let Some(last) = node.child(node.child_count().saturating_sub(1)) else {
+                    return;
+                };
+                let name = self.text(last).trim().to_owned();
+                let reference = if name == new_word {
+                    let Some(segments) = self.segments(qualifier) else {
+                        return;
+                    };
+                    let (qualifier, name) = split_last(segments);
+                    let receiver = if qualifier.is_empty() {
+                        Receiver::Bare
+                    } else {
+                        Receiver::Path
+                    };
+                    self.reference(RefKind::New, receiver, qualifier, name, node)
+                } else if last.id() == qualifier.id() {
+                    return;
+                } else {
+                    let (receiver, qualifier, name) =
+                        self.qualified(node, qualifier, name, Qualifier::PathOrValue);
+                    self.reference(RefKind::Call, receiver, qualifier, name, node)
+                };
+                self.push(node, reference);
             }
             RefRole::New { ty, arguments } => {
                 let Some(segments) = node.child_by_field_name(ty).and_then(|t| self.segments(t))
@@ -1318,12 +1351,24 @@ impl<'a> RefWalker<'a> {
                 None => (Receiver::Value, Vec::new(), name),
             });
         };
+        Some(self.qualified(callee, qualifier, name, what))
+    }
+
+    /// A name written after `qualifier` at `at`, as (receiver, qualifier
+    /// segments, name).
+    fn qualified(
+        &self,
+        at: Node<'a>,
+        qualifier: Node<'a>,
+        name: String,
+        what: Qualifier,
+    ) -> (Receiver, Vec<String>, String) {
         let qualifier_text = self.text(qualifier).trim();
         if self.spec.base_words.contains(&qualifier_text) {
-            return Some((Receiver::Base, Vec::new(), name));
+            return (Receiver::Base, Vec::new(), name);
         }
         if what != Qualifier::Path && self.spec.this_words.contains(&qualifier_text) {
-            return Some((Receiver::This, Vec::new(), name));
+            return (Receiver::This, Vec::new(), name);
         }
         let segments = self.segments(qualifier);
         if what != Qualifier::Path {
@@ -1337,38 +1382,36 @@ impl<'a> RefWalker<'a> {
             };
             let plain = matches!(segments.as_deref(), Some([_]));
             if let Some(ty) = variable.and_then(|x| {
-                self.type_of(callee, x).or_else(|| {
+                self.type_of(at, x).or_else(|| {
                     if plain {
-                        self.flow_type(callee, x)
+                        self.flow_type(at, x)
                     } else {
-                        self.attribute_type(callee, x)
+                        self.attribute_type(at, x)
                     }
                 })
             }) {
-                return Some((Receiver::Typed, ty, name));
+                return (Receiver::Typed, ty, name);
             }
             // A value that shows its type: `new Card().Go()`, `Store::open().add()`.
             if segments.is_none() {
                 if let Some(ty) = self.value_type(qualifier) {
-                    return Some((Receiver::Typed, ty, name));
+                    return (Receiver::Typed, ty, name);
                 }
             }
         }
         match (what, segments) {
             (Qualifier::Value, Some(segments)) if segments.len() == 1 => {
-                Some((Receiver::Value, segments, name))
+                (Receiver::Value, segments, name)
             }
-            (Qualifier::Value, _) | (_, None) => Some((Receiver::Value, Vec::new(), name)),
+            (Qualifier::Value, _) | (_, None) => (Receiver::Value, Vec::new(), name),
             (Qualifier::Path, Some(segments)) => {
                 if segments.len() == 1 && self.is_this_in_path(&segments[0]) {
-                    Some((Receiver::This, Vec::new(), name))
+                    (Receiver::This, Vec::new(), name)
                 } else {
-                    Some((Receiver::Path, segments, name))
+                    (Receiver::Path, segments, name)
                 }
             }
-            (Qualifier::PathOrValue, Some(segments)) => {
-                Some((Receiver::PathOrValue, segments, name))
-            }
+            (Qualifier::PathOrValue, Some(segments)) => (Receiver::PathOrValue, segments, name),
         }
     }
 
