@@ -21,7 +21,7 @@ pub use resolve::{
 
 /// Bumped whenever facts or resolution change meaning: a graph built with
 /// another version is rebuilt from the tree.
-pub const GRAPH_VERSION: &str = "13";
+pub const GRAPH_VERSION: &str = "14";
 
 /// The qualname of a file's module node: the caller of the code outside
 /// any declaration (top-level statements, decorators, initializers).
@@ -43,7 +43,9 @@ pub fn affected(
             .iter()
             .any(|i| i.kind == ImportKind::GlobalUsing)
     });
-    if global {
+    // Go imports are read against the module's path, which the imports
+    // of every file show.
+    if global || resolve::go_module(old) != resolve::go_module(new) {
         return new.keys().cloned().collect();
     }
     let mut names: HashSet<String> = HashSet::new();

@@ -114,6 +114,40 @@ fn impl_member_key(krate: &str, type_qual: &str, name: &str) -> String {
     format!("{krate}\u{3}{type_qual}\u{2}{name}")
 }
 
+/// The Go module's import path as the imports of a tree show it: of the
+/// imports that end with a directory of the tree's Go files, the prefix
+/// before that directory most of them share (none on a tie). A prefix is
+/// never empty, so the standard library's `log` is no directory `log/`.
+pub fn go_module(files: &BTreeMap<String, SourceFile>) -> Option<String> {
+    let go = || {
+        files
+            .iter()
+            .filter(|(_, f)| f.language.spec().graph.scope.modules == Modules::DirectoryPackage)
+    };
+    let dirs: HashSet<&str> = go()
+        .map(|(path, _)| path.rsplit_once('/').map_or("", |(dir, _)| dir))
+        .collect();
+    let mut counts: HashMap<&str, usize> = HashMap::default();
+    for (_, file) in go() {
+        for import in &file.facts.imports {
+            let Some(spec) = import.path.first() else {
+                continue;
+            };
+            for (at, _) in spec.match_indices('/') {
+                if dirs.contains(&spec[at + 1..]) {
+                    *counts.entry(&spec[..at]).or_default() += 1;
+                }
+            }
+        }
+    }
+    let best = counts.values().copied().max()?;
+    let mut top = counts.iter().filter(|(_, n)| **n == best);
+    match (top.next(), top.next()) {
+        (Some((module, _)), None) => Some((*module).to_owned()),
+        _ => None,
+    }
+}
+
 /// Joins path segments into a lookup key.
 fn key(segments: &[String]) -> String {
     segments.join("\u{1}")
@@ -199,6 +233,12 @@ struct IndexCore<'a> {
     /// Per Python file: the declarations that hold imports, sorted
     /// ([`DefIndex::import_context`]).
     import_owners: Vec<Vec<u32>>,
+    /// Go packages by directory (`""` at the root): each package path its
+    /// files declare there.
+    go_packages: HashMap<String, Vec<Vec<String>>>,
+    /// The Go module's import path, as the imports show it: the prefix
+    /// that most imports of a directory of the repository share.
+    go_module: Option<String>,
 }
 
 /// A re-exported path asked about, and at what depth: where it leads.
@@ -398,6 +438,8 @@ impl<'a> DefIndex<'a> {
             returns: HashMap::default(),
             param_calls: HashMap::default(),
             import_owners: Vec::with_capacity(files.len()),
+            go_packages: HashMap::default(),
+            go_module: None,
         };
         let packages: HashSet<&str> = files
             .keys()
@@ -450,6 +492,10 @@ impl<'a> DefIndex<'a> {
                     };
                     let mut package = dir.clone();
                     package.extend(declared_package(&file.facts, sep_of(file)));
+                    let known = index.go_packages.entry(dir.join("/")).or_default();
+                    if !known.contains(&package) {
+                        known.push(package.clone());
+                    }
                     (dir, package)
                 }
                 Modules::None => (Vec::new(), Vec::new()),
@@ -571,6 +617,7 @@ impl<'a> DefIndex<'a> {
             index.modules.push(module);
             index.packages.push(package);
         }
+        index.go_module = go_module(files);
         let mut index = DefIndex::of(Arc::new(index), Arc::default());
         index.link_bases();
         index
@@ -1000,6 +1047,18 @@ impl<'a> DefIndex<'a> {
         names
     }
 
+    /// The import that binds `name` where imports qualify values (Go's
+    /// `import "strings"` binds `strings`, which names no other path).
+    fn package_import(&self, f: u32, ctx: Option<u32>, name: &str) -> Option<&'a Import> {
+        self.imports_in(f, ctx).find(|i| {
+            i.kind == ImportKind::Name
+                && i.alias
+                    .as_ref()
+                    .or(i.path.last())
+                    .is_some_and(|a| a == name)
+        })
+    }
+
     /// A path as the file sees it from context `ctx` (see
     /// [`DefIndex::module_of`]): `crate`/`super`/`self` and imported names
     /// replaced by where they lead.
@@ -1024,6 +1083,18 @@ impl<'a> DefIndex<'a> {
             }
             base.extend(path[dots..].iter().cloned());
             return base;
+        }
+        // A Go import names a package by its path: one of the repository
+        // (`github.com/o/r/doc`), or one outside it, which leads nowhere
+        // here (an empty path).
+        if rules.imports_qualify_values {
+            if let Some(import) = self.package_import(f, ctx, first) {
+                let Some(mut package) = import.path.first().and_then(|s| self.go_package(s)) else {
+                    return Vec::new();
+                };
+                package.extend(path[1..].iter().cloned());
+                return package;
+            }
         }
         // An ES import's module, as written (`./a.js`, `@/lib/a`).
         if rules.modules == Modules::FilePath && (first.starts_with('.') || first.contains('/')) {
@@ -1200,6 +1271,25 @@ impl<'a> DefIndex<'a> {
             .by_module
             .contains_key(&key(&index))
             .then_some(index)
+    }
+
+    /// The package of the repository a Go import path names: the
+    /// directory under the module's path, and the package its files
+    /// declare (not a `_test` package beside it).
+    fn go_package(&self, spec: &str) -> Option<Vec<String>> {
+        let module = self.core.go_module.as_deref()?;
+        let dir = match spec.strip_prefix(module)? {
+            "" => "",
+            rest => rest.strip_prefix('/')?,
+        };
+        let packages = self.core.go_packages.get(dir)?;
+        let mut own = packages
+            .iter()
+            .filter(|p| !p.last().is_some_and(|n| n.ends_with("_test")));
+        match (own.next(), own.next()) {
+            (Some(one), None) => Some(one.clone()),
+            _ => None,
+        }
     }
 
     /// The module an ES import of no relative file names when it is a file
@@ -1785,6 +1875,21 @@ impl<'a> DefIndex<'a> {
         if all.is_empty() {
             return self.through_alias(f, owner, reference, wanted);
         }
+        if reference.receiver == Receiver::Value && reference.qualifier.len() == 1 {
+            let rules = &self.core.files[f as usize].language.spec().graph.scope;
+            let ctx = self.import_context(f, reference.owner);
+            if rules.imports_qualify_values
+                && self
+                    .package_import(f, ctx, &reference.qualifier[0])
+                    .is_some()
+            {
+                let as_path = Reference {
+                    receiver: Receiver::Path,
+                    ..reference.clone()
+                };
+                return self.lookup(f, owner, &as_path, wanted);
+            }
+        }
         let all = self.by_arity(all, reference);
         let done = |found: Vec<DefRef>, level: Resolution| {
             let found = pick_overloads(self, found, reference);
@@ -2096,6 +2201,10 @@ impl<'a> DefIndex<'a> {
     ) -> Option<(Vec<DefRef>, Resolution)> {
         let ctx = self.import_context(f, reference.owner);
         let expanded = self.expand(f, ctx, &reference.qualifier);
+        if expanded.is_empty() && !reference.qualifier.is_empty() {
+            // Through an import of something outside the repository.
+            return None;
+        }
         let name = std::slice::from_ref(&reference.name);
         let mut target = expanded.clone();
         target.push(reference.name.clone());

@@ -1434,3 +1434,44 @@ fn java_method_references_call_what_they_name() {
         has(&e, wanted);
     }
 }
+
+#[test]
+fn go_imports_name_the_packages_of_the_module() {
+    let files = tree(&[
+        (
+            "main.go",
+            "package main\n\n\
+             import (\n\
+               \"fmt\"\n\
+               \"strings\"\n\
+               \"example.com/tool/doc\"\n\
+               gen \"example.com/tool/internal/gen\"\n\
+             )\n\n\
+             func main() { doc.Write(); gen.Write(); fmt.Println(strings.Split(\"a\", \",\")) }\n",
+        ),
+        (
+            "doc/doc.go",
+            "package doc\n\nimport \"example.com/tool/internal/gen\"\n\n\
+             func Write() { gen.Write() }\n",
+        ),
+        ("internal/gen/gen.go", "package gen\n\nfunc Write() {}\n"),
+        // A package of the repository named as the standard library's.
+        ("strings/strings.go", "package strings\n\nfunc Split() {}\n"),
+    ]);
+    let e = edges(&files);
+    for wanted in [
+        "main.main -CALLS/exact-> doc.Write",
+        "main.main -CALLS/exact-> gen.Write",
+    ] {
+        has(&e, wanted);
+    }
+    assert_eq!(
+        e.iter().filter(|l| l.ends_with("-> gen.Write")).count(),
+        2,
+        "{e:#?}"
+    );
+    // The standard library's `strings`, not the repository's.
+    lacks(&e, "main.main -CALLS/exact-> strings.Split");
+    lacks(&e, "main.main -CALLS/scoped-> strings.Split");
+    lacks(&e, "main.main -CALLS/unique_name-> strings.Split");
+}

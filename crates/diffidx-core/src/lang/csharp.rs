@@ -265,6 +265,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             parent_word: None,
             current_word: None,
             members_inherit: true,
+            imports_qualify_values: false,
         },
     },
 };

@@ -101,6 +101,13 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 },
             ),
             (
+                "import_spec",
+                RefRole::PackageImport {
+                    path: "path",
+                    name: "name",
+                },
+            ),
+            (
                 "composite_literal",
                 RefRole::New {
                     ty: "type",
@@ -171,6 +178,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         flow: None,
         scope: ScopeRules {
             modules: Modules::DirectoryPackage,
+            imports_qualify_values: true,
             ..ScopeRules::by_name(false)
         },
     },

@@ -257,6 +257,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             parent_word: None,
             current_word: None,
             members_inherit: false,
+            imports_qualify_values: false,
         },
     },
 };

@@ -135,6 +135,13 @@ pub enum RefRole {
     /// is taken as calling it. The qualifier is the first named child, the
     /// name the last child; a last child `new_word` names the constructor.
     MethodReference { new_word: &'static str },
+    /// An import of a package by its path as a string (Go's `import d
+    /// "a/b/c"`): bound to the name in `name` (`.`: its names in scope,
+    /// `_`: nothing), else to the path's last segment.
+    PackageImport {
+        path: &'static str,
+        name: &'static str,
+    },
     /// A constructor call, `new T(...)`.
     New {
         ty: &'static str,
@@ -271,6 +278,9 @@ pub struct ScopeRules {
     pub current_word: Option<&'static str>,
     /// Unqualified calls see the members of base types (C#).
     pub members_inherit: bool,
+    /// A value's qualifier that names an import is the imported package:
+    /// Go writes `doc.Gen()` as it writes `cmd.Run()`.
+    pub imports_qualify_values: bool,
 }
 
 impl ScopeRules {
@@ -283,6 +293,7 @@ impl ScopeRules {
             parent_word: None,
             current_word: None,
             members_inherit,
+            imports_qualify_values: false,
         }
     }
 }
@@ -713,6 +724,7 @@ impl<'a> RefWalker<'a> {
             }
             RefRole::ImportModules => self.imported_names(node, &[]),
             RefRole::ImportPath { wildcard } => self.import_path(node, wildcard),
+            RefRole::PackageImport { path, name } => self.package_import(node, path, name),
             RefRole::EsImport { source } => self.es_import(node, source),
             RefRole::EsExport { source } => self.es_export(node, source),
             RefRole::Require {
@@ -1704,6 +1716,33 @@ impl<'a> RefWalker<'a> {
             kind,
             path,
             alias: None,
+            line: line(node),
+            owner: None,
+        });
+    }
+
+    fn package_import(&mut self, node: Node<'_>, path: &str, name: &str) {
+        let Some(spec) = node.child_by_field_name(path) else {
+            return;
+        };
+        let spec = self
+            .text(spec)
+            .trim()
+            .trim_matches(|c| c == '"' || c == '`');
+        let Some(last) = spec.rsplit('/').next().filter(|l| !l.is_empty()) else {
+            return;
+        };
+        let bound = node.child_by_field_name(name).map(|n| self.text(n).trim());
+        let (kind, alias) = match bound {
+            Some("_") => return,
+            Some(".") => (ImportKind::Glob, None),
+            Some(alias) => (ImportKind::Name, Some(alias.to_owned())),
+            None => (ImportKind::Name, Some(last.to_owned())),
+        };
+        self.imports.push(Import {
+            kind,
+            path: vec![spec.to_owned()],
+            alias,
             line: line(node),
             owner: None,
         });

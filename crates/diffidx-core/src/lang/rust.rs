@@ -240,6 +240,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             parent_word: Some("super"),
             current_word: Some("self"),
             members_inherit: false,
+            imports_qualify_values: false,
         },
     },
 };
