@@ -1475,3 +1475,22 @@ fn go_imports_name_the_packages_of_the_module() {
     lacks(&e, "main.main -CALLS/scoped-> strings.Split");
     lacks(&e, "main.main -CALLS/unique_name-> strings.Split");
 }
+
+#[test]
+fn a_go_struct_has_the_methods_of_the_types_it_embeds() {
+    let files = tree(&[(
+        "main.go",
+        "package main\n\n\
+         type Base struct{}\n\n\
+         func (b *Base) Run() {}\n\n\
+         type Outer struct {\n\t*Base\n\tname string\n}\n\n\
+         type Other struct{}\n\n\
+         func (o *Other) Run() {}\n\n\
+         func use(o *Outer) { o.Run() }\n",
+    )]);
+    let e = edges(&files);
+    has(&e, "main.Outer -INHERITS/scoped-> main.Base");
+    has(&e, "main.use -CALLS/scoped-> main.Base.Run");
+    lacks(&e, "main.use -CALLS/scoped-> main.Other.Run");
+    lacks(&e, "main.use -CALLS/ambiguous-> main.Other.Run");
+}

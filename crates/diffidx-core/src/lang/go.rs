@@ -108,6 +108,13 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 },
             ),
             (
+                "field_declaration",
+                RefRole::EmbeddedField {
+                    name: "name",
+                    ty: "type",
+                },
+            ),
+            (
                 "composite_literal",
                 RefRole::New {
                     ty: "type",

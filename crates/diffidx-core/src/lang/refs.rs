@@ -159,6 +159,13 @@ pub enum RefRole {
     /// The named children of the child of this kind are base types (Java's
     /// `implements A, B` holds them in a `type_list`).
     BasesInChild { kind: &'static str },
+    /// A field declaration: one without a name embeds its type, which is
+    /// then a base of the enclosing type (Go's `struct { *Base }`: `Base`'s
+    /// methods are the struct's).
+    EmbeddedField {
+        name: &'static str,
+        ty: &'static str,
+    },
     /// `impl Trait for Type`: the type implements the trait.
     ImplTrait { tr: &'static str, ty: &'static str },
     /// C# `using` directive (`global`, `static` and aliases).
@@ -586,6 +593,13 @@ impl<'a> RefWalker<'a> {
                 // JavaScript's `class_heritage` holds the base itself,
                 // TypeScript's an `extends_clause` that holds it.
                 self.bases(list.unwrap_or(node), None);
+            }
+            RefRole::EmbeddedField { name, ty } => {
+                if node.child_by_field_name(name).is_none() {
+                    if let Some(ty) = node.child_by_field_name(ty) {
+                        self.base(ty, None);
+                    }
+                }
             }
             RefRole::ImplTrait { tr, ty } => {
                 let (Some(tr), Some(ty)) =
@@ -1286,14 +1300,18 @@ impl<'a> RefWalker<'a> {
         let mut cursor = list.walk();
         let types: Vec<Node<'_>> = list.named_children(&mut cursor).collect();
         for ty in types {
-            if let Some(segments) = self.segments(ty) {
-                let (qualifier, name) = split_last(segments);
-                let receiver = path_receiver(&qualifier);
-                let mut reference = self.reference(RefKind::Base, receiver, qualifier, name, ty);
-                reference.type_args = self.type_args(ty);
-                reference.owner_type = owner_type.clone();
-                self.push(ty, reference);
-            }
+            self.base(ty, owner_type.clone());
+        }
+    }
+
+    fn base(&mut self, ty: Node<'_>, owner_type: Option<String>) {
+        if let Some(segments) = self.segments(ty) {
+            let (qualifier, name) = split_last(segments);
+            let receiver = path_receiver(&qualifier);
+            let mut reference = self.reference(RefKind::Base, receiver, qualifier, name, ty);
+            reference.type_args = self.type_args(ty);
+            reference.owner_type = owner_type;
+            self.push(ty, reference);
         }
     }
 
