@@ -263,6 +263,11 @@ pub struct Reference {
     /// called in the function nested in it: 1).
     #[serde(rename = "pd", default, skip_serializing_if = "is_zero")]
     pub param_depth: u8,
+    /// A function named as an argument (`.map(Self::parse)`, `Run(Work)`):
+    /// linked where scope, type or path finds it, never by name alone, and
+    /// never counted unresolved (the name may be a value's).
+    #[serde(rename = "ps", default, skip_serializing_if = "std::ops::Not::not")]
+    pub passed: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

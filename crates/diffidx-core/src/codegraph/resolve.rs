@@ -848,7 +848,7 @@ impl<'a> DefIndex<'a> {
                 .owner
                 .map(|d| self.id(DefRef { file: f, def: d }).to_owned());
             let found = self.resolve_reference(f, reference);
-            if found.unresolved() && !reference.operator {
+            if found.unresolved() && !reference.operator && !reference.passed {
                 if let Some(id) = owner_id {
                     *out.unresolved.entry(id).or_default() += 1;
                 }
@@ -1503,6 +1503,11 @@ impl<'a> DefIndex<'a> {
                         }
                     }
                 }
+                if reference.passed {
+                    // Named, not called: only where scope, type or path
+                    // finds it.
+                    targets.retain(|t| t.1 <= Resolution::Scoped);
+                }
                 if reference.flow || reference.returned {
                     // Followed through values: never more than scoped.
                     for t in &mut targets {
@@ -2000,6 +2005,10 @@ impl<'a> DefIndex<'a> {
             }
             Receiver::Value => {}
         }
+        if reference.passed {
+            // A name handed on may be a value's: no match by name alone.
+            return Vec::new();
+        }
         // By name across the repository: members only for a receiver.
         let pool: Vec<DefRef> = match reference.receiver {
             Receiver::Value | Receiver::PathOrValue => all
@@ -2261,6 +2270,7 @@ impl<'a> DefIndex<'a> {
                 returned_args: Vec::new(),
                 param: None,
                 param_depth: 0,
+                passed: false,
             };
             if qualifier_ref.name == reference.name {
                 return None;

@@ -1494,3 +1494,52 @@ fn a_go_struct_has_the_methods_of_the_types_it_embeds() {
     lacks(&e, "main.use -CALLS/scoped-> main.Other.Run");
     lacks(&e, "main.use -CALLS/ambiguous-> main.Other.Run");
 }
+
+#[test]
+fn functions_passed_by_name_are_called_by_the_code_that_passes_them() {
+    let files = tree(&[
+        (
+            "src/lib.rs",
+            "pub struct Parser;\n\
+             impl Parser {\n\
+                 fn parse(s: &str) -> u32 { 0 }\n\
+                 pub fn all(v: Vec<&str>) -> Vec<u32> { v.into_iter().map(Self::parse).collect() }\n\
+                 pub fn order(v: &mut Vec<u32>) { v.sort_by(std::cmp::Ord::cmp); }\n\
+                 pub fn order_by(v: &mut Vec<u32>, f: F) { v.sort_by(f); }\n\
+             }\n",
+        ),
+        (
+            "src/Work.cs",
+            "namespace N {\n\
+               class Work {\n\
+                 void Run() { System.Threading.Tasks.Task.Run(Step); Log(Name); }\n\
+                 void Names() { Log(nameof(Step)); }\n\
+                 void Step() {}\n\
+                 string Name { get; }\n\
+                 void Log(object o) {}\n\
+               }\n\
+               class Other { void Name() {} }\n\
+             }\n",
+        ),
+    ]);
+    let e = edges(&files);
+    has(&e, "Parser::all -CALLS/exact-> Parser::parse");
+    has(&e, "N.Work.Run() -CALLS/scoped-> N.Work.Step()");
+    // `nameof` names a method and runs nothing.
+    lacks(&e, "N.Work.Names() -CALLS/scoped-> N.Work.Step()");
+    // A property handed on is no call, and no other type's method of its name.
+    lacks(&e, "N.Work.Run() -CALLS/unique_name-> N.Other.Name()");
+    lacks(&e, "N.Work.Run() -CALLS/scoped-> N.Other.Name()");
+    // A name handed on that leads outside is not counted unresolved: the
+    // two sorts count their `sort_by` alone.
+    let files_rs: BTreeMap<String, SourceFile> = files
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".rs"))
+        .collect();
+    let unresolved = DefIndex::new(&files_rs)
+        .resolve_file("src/lib.rs")
+        .unresolved;
+    let count = |q: &str| unresolved.get(&def_id(&files_rs, "src/lib.rs", q)).copied();
+    assert_eq!(count("Parser::order"), count("Parser::order_by"));
+    assert_eq!(count("Parser::order"), Some(1));
+}

@@ -124,6 +124,14 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     preprocess: Some(preproc::blank_directives),
     graph: GraphSpec {
         refs: &[
+            (
+                "argument_list",
+                RefRole::FunctionsPassed {
+                    names: &["identifier", "member_access_expression"],
+                    wrapper: Some("argument"),
+                    not_calls: &["nameof"],
+                },
+            ),
             // `a + b` runs the `operator +` its left operand's type declares.
             (
                 "binary_expression",

@@ -135,6 +135,17 @@ pub enum RefRole {
     /// is taken as calling it. The qualifier is the first named child, the
     /// name the last child; a last child `new_word` names the constructor.
     MethodReference { new_word: &'static str },
+    /// An argument list: an argument that names a function (a node of
+    /// one of the `names` kinds, in a wrapper of kind `wrapper` where the
+    /// grammar wraps each argument) is handed to the callee, which may call
+    /// it: `.map(Self::parse)`, `Task.Run(Work)`. A [`Reference::passed`]
+    /// call of that function. Not in the arguments of a call written as
+    /// one of `not_calls` (C#'s `nameof(Run)` names, runs nothing).
+    FunctionsPassed {
+        names: &'static [&'static str],
+        wrapper: Option<&'static str>,
+        not_calls: &'static [&'static str],
+    },
     /// An import of a package by its path as a string (Go's `import d
     /// "a/b/c"`): bound to the name in `name` (`.`: its names in scope,
     /// `_`: nothing), else to the path's last segment.
@@ -593,6 +604,38 @@ impl<'a> RefWalker<'a> {
                 // JavaScript's `class_heritage` holds the base itself,
                 // TypeScript's an `extends_clause` that holds it.
                 self.bases(list.unwrap_or(node), None);
+            }
+            RefRole::FunctionsPassed {
+                names,
+                wrapper,
+                not_calls,
+            } => {
+                let callee = self.up(node).and_then(|call| call.named_child(0));
+                if callee.is_some_and(|c| not_calls.contains(&self.text(c).trim())) {
+                    return;
+                }
+                let mut cursor = node.walk();
+                let args: Vec<Node<'a>> = node.named_children(&mut cursor).collect();
+                for arg in args {
+                    let value = match wrapper {
+                        Some(kind) if arg.kind() == kind => {
+                            match arg.named_child(arg.named_child_count().saturating_sub(1)) {
+                                Some(value) => value,
+                                None => continue,
+                            }
+                        }
+                        _ => arg,
+                    };
+                    if !names.contains(&value.kind()) {
+                        continue;
+                    }
+                    if let Some((receiver, qualifier, name)) = self.split_name(value) {
+                        let mut reference =
+                            self.reference(RefKind::Call, receiver, qualifier, name, value);
+                        reference.passed = true;
+                        self.push(value, reference);
+                    }
+                }
             }
             RefRole::EmbeddedField { name, ty } => {
                 if node.child_by_field_name(name).is_none() {
@@ -1220,6 +1263,7 @@ impl<'a> RefWalker<'a> {
             returned_args: Vec::new(),
             param: None,
             param_depth: 0,
+            passed: false,
         }
     }
 

@@ -88,6 +88,14 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     graph: GraphSpec {
         refs: &[
             (
+                "arguments",
+                RefRole::FunctionsPassed {
+                    names: &["scoped_identifier"],
+                    wrapper: None,
+                    not_calls: &[],
+                },
+            ),
+            (
                 "call_expression",
                 RefRole::Call {
                     function: "function",
