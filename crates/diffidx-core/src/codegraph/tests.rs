@@ -1486,11 +1486,15 @@ fn a_go_struct_has_the_methods_of_the_types_it_embeds() {
          type Outer struct {\n\t*Base\n\tname string\n}\n\n\
          type Other struct{}\n\n\
          func (o *Other) Run() {}\n\n\
-         func use(o *Outer) { o.Run() }\n",
+         func use(o *Outer) { o.Run() }\n\n\
+         func later(o *Outer, name string) { defer run(o.Run, o.name) }\n\n\
+         func run(f func(), s string) { f() }\n",
     )]);
     let e = edges(&files);
     has(&e, "main.Outer -INHERITS/scoped-> main.Base");
     has(&e, "main.use -CALLS/scoped-> main.Base.Run");
+    // A method value handed on is called by the code that hands it on.
+    has(&e, "main.later -CALLS/scoped-> main.Base.Run");
     lacks(&e, "main.use -CALLS/scoped-> main.Other.Run");
     lacks(&e, "main.use -CALLS/ambiguous-> main.Other.Run");
 }

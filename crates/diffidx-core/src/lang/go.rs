@@ -101,6 +101,14 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 },
             ),
             (
+                "argument_list",
+                RefRole::FunctionsPassed {
+                    names: &["selector_expression"],
+                    wrapper: None,
+                    not_calls: &[],
+                },
+            ),
+            (
                 "import_spec",
                 RefRole::PackageImport {
                     path: "path",
