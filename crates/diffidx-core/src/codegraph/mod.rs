@@ -21,7 +21,7 @@ pub use resolve::{
 
 /// Bumped whenever facts or resolution change meaning: a graph built with
 /// another version is rebuilt from the tree.
-pub const GRAPH_VERSION: &str = "15";
+pub const GRAPH_VERSION: &str = "16";
 
 /// The qualname of a file's module node: the caller of the code outside
 /// any declaration (top-level statements, decorators, initializers).
@@ -43,9 +43,9 @@ pub fn affected(
             .iter()
             .any(|i| i.kind == ImportKind::GlobalUsing)
     });
-    // Go imports are read against the module's path, which the imports
+    // Go imports are read against the modules' paths, which the imports
     // of every file show.
-    if global || resolve::go_module(old) != resolve::go_module(new) {
+    if global || resolve::go_modules(old) != resolve::go_modules(new) {
         return new.keys().cloned().collect();
     }
     let mut names: HashSet<String> = HashSet::new();

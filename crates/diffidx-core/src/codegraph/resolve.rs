@@ -114,38 +114,70 @@ fn impl_member_key(krate: &str, type_qual: &str, name: &str) -> String {
     format!("{krate}\u{3}{type_qual}\u{2}{name}")
 }
 
-/// The Go module's import path as the imports of a tree show it: of the
-/// imports that end with a directory of the tree's Go files, the prefix
-/// before that directory most of them share (none on a tie). A prefix is
-/// never empty, so the standard library's `log` is no directory `log/`.
-pub fn go_module(files: &BTreeMap<String, SourceFile>) -> Option<String> {
+/// The Go modules of a tree as its imports show them (go.mod is no file
+/// the graph reads): `(import path, directory)` pairs, longest path first.
+/// An import `P/T` where the tree has a directory `R/T` (or `T`) counts for
+/// the module `P` at `R`; each `P` keeps its most counted `R` (none on a
+/// tie). A path whose first element has a dot is a module's, one without
+/// is the standard library's (`net/http` is no directory `http/`), so
+/// dotless ones count only when no dotted one does.
+pub fn go_modules(files: &BTreeMap<String, SourceFile>) -> Vec<(String, String)> {
     let go = || {
         files
             .iter()
             .filter(|(_, f)| f.language.spec().graph.scope.modules == Modules::DirectoryPackage)
     };
-    let dirs: HashSet<&str> = go()
-        .map(|(path, _)| path.rsplit_once('/').map_or("", |(dir, _)| dir))
-        .collect();
-    let mut counts: HashMap<&str, usize> = HashMap::default();
+    let mut by_last: HashMap<&str, Vec<&str>> = HashMap::default();
+    for (path, _) in go() {
+        let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let last = dir.rsplit('/').next().unwrap_or(dir);
+        let dirs = by_last.entry(last).or_default();
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    let mut counts: HashMap<(&str, &str), usize> = HashMap::default();
     for (_, file) in go() {
         for import in &file.facts.imports {
             let Some(spec) = import.path.first() else {
                 continue;
             };
+            let last = spec.rsplit('/').next().unwrap_or(spec);
             for (at, _) in spec.match_indices('/') {
-                if dirs.contains(&spec[at + 1..]) {
-                    *counts.entry(&spec[..at]).or_default() += 1;
+                let tail = &spec[at + 1..];
+                for dir in by_last.get(last).into_iter().flatten() {
+                    let root = if *dir == tail {
+                        Some("")
+                    } else {
+                        dir.strip_suffix(tail).and_then(|r| r.strip_suffix('/'))
+                    };
+                    if let Some(root) = root {
+                        *counts.entry((&spec[..at], root)).or_default() += 1;
+                    }
                 }
             }
         }
     }
-    let best = counts.values().copied().max()?;
-    let mut top = counts.iter().filter(|(_, n)| **n == best);
-    match (top.next(), top.next()) {
-        (Some((module, _)), None) => Some((*module).to_owned()),
-        _ => None,
+    let dotted = |p: &str| p.split('/').next().is_some_and(|first| first.contains('.'));
+    let any_dotted = counts.keys().any(|(p, _)| dotted(p));
+    let mut best: HashMap<&str, (usize, Option<&str>)> = HashMap::default();
+    for (&(prefix, root), &n) in &counts {
+        if any_dotted && !dotted(prefix) {
+            continue;
+        }
+        let entry = best.entry(prefix).or_insert((0, None));
+        if n > entry.0 {
+            *entry = (n, Some(root));
+        } else if n == entry.0 {
+            entry.1 = None;
+        }
     }
+    let mut modules: Vec<(String, String)> = best
+        .into_iter()
+        .filter_map(|(prefix, (_, root))| Some((prefix.to_owned(), root?.to_owned())))
+        .collect();
+    modules.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
+    modules
 }
 
 /// Joins path segments into a lookup key.
@@ -236,9 +268,8 @@ struct IndexCore<'a> {
     /// Go packages by directory (`""` at the root): each package path its
     /// files declare there.
     go_packages: HashMap<String, Vec<Vec<String>>>,
-    /// The Go module's import path, as the imports show it: the prefix
-    /// that most imports of a directory of the repository share.
-    go_module: Option<String>,
+    /// The Go modules of the tree ([`go_modules`]).
+    go_modules: Vec<(String, String)>,
 }
 
 /// A re-exported path asked about, and at what depth: where it leads.
@@ -439,7 +470,7 @@ impl<'a> DefIndex<'a> {
             param_calls: HashMap::default(),
             import_owners: Vec::with_capacity(files.len()),
             go_packages: HashMap::default(),
-            go_module: None,
+            go_modules: Vec::new(),
         };
         let packages: HashSet<&str> = files
             .keys()
@@ -492,9 +523,13 @@ impl<'a> DefIndex<'a> {
                     };
                     let mut package = dir.clone();
                     package.extend(declared_package(&file.facts, sep_of(file)));
-                    let known = index.go_packages.entry(dir.join("/")).or_default();
-                    if !known.contains(&package) {
-                        known.push(package.clone());
+                    // A file that declares nothing (a `doc.go`) shows no
+                    // package name.
+                    if package.len() > dir.len() {
+                        let known = index.go_packages.entry(dir.join("/")).or_default();
+                        if !known.contains(&package) {
+                            known.push(package.clone());
+                        }
                     }
                     (dir, package)
                 }
@@ -617,7 +652,7 @@ impl<'a> DefIndex<'a> {
             index.modules.push(module);
             index.packages.push(package);
         }
-        index.go_module = go_module(files);
+        index.go_modules = go_modules(files);
         let mut index = DefIndex::of(Arc::new(index), Arc::default());
         index.link_bases();
         index
@@ -1087,7 +1122,7 @@ impl<'a> DefIndex<'a> {
         // A Go import names a package by its path: one of the repository
         // (`github.com/o/r/doc`), or one outside it, which leads nowhere
         // here (an empty path).
-        if rules.imports_qualify_values {
+        if rules.imports_qualify_values && !self.core.go_modules.is_empty() {
             if let Some(import) = self.package_import(f, ctx, first) {
                 let Some(mut package) = import.path.first().and_then(|s| self.go_package(s)) else {
                     return Vec::new();
@@ -1274,21 +1309,33 @@ impl<'a> DefIndex<'a> {
     }
 
     /// The package of the repository a Go import path names: the
-    /// directory under the module's path, and the package its files
-    /// declare (not a `_test` package beside it).
+    /// directory under a module's, and the package its files declare (not
+    /// a `_test` package beside it; of several, the one named as the
+    /// directory).
     fn go_package(&self, spec: &str) -> Option<Vec<String>> {
-        let module = self.core.go_module.as_deref()?;
-        let dir = match spec.strip_prefix(module)? {
-            "" => "",
-            rest => rest.strip_prefix('/')?,
+        let (dir, rest) = self.core.go_modules.iter().find_map(|(module, root)| {
+            let rest = match spec.strip_prefix(module.as_str())? {
+                "" => "",
+                rest => rest.strip_prefix('/')?,
+            };
+            Some((root.as_str(), rest))
+        })?;
+        let dir = match (dir, rest) {
+            ("", rest) => rest.to_owned(),
+            (dir, "") => dir.to_owned(),
+            (dir, rest) => format!("{dir}/{rest}"),
         };
-        let packages = self.core.go_packages.get(dir)?;
-        let mut own = packages
+        let packages = self.core.go_packages.get(&dir)?;
+        let own: Vec<&Vec<String>> = packages
             .iter()
-            .filter(|p| !p.last().is_some_and(|n| n.ends_with("_test")));
-        match (own.next(), own.next()) {
-            (Some(one), None) => Some(one.clone()),
-            _ => None,
+            .filter(|p| !p.last().is_some_and(|n| n.ends_with("_test")))
+            .collect();
+        match own.as_slice() {
+            [one] => Some((*one).clone()),
+            several => several
+                .iter()
+                .find(|p| p.last().map(String::as_str) == dir.rsplit('/').next())
+                .map(|p| (*p).clone()),
         }
     }
 
@@ -1884,6 +1931,7 @@ impl<'a> DefIndex<'a> {
             let rules = &self.core.files[f as usize].language.spec().graph.scope;
             let ctx = self.import_context(f, reference.owner);
             if rules.imports_qualify_values
+                && !self.core.go_modules.is_empty()
                 && self
                     .package_import(f, ctx, &reference.qualifier[0])
                     .is_some()

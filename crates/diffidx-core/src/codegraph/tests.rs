@@ -1421,7 +1421,9 @@ fn java_method_references_call_what_they_name() {
            static void types() { java.util.function.BinaryOperator<Integer> f = Main::sum; }\n\
            static void made() { java.util.function.Supplier<Main> s = Main::new; }\n\
            static void held() { Main m = new Main(); Object v = m::version; }\n\
-         }\n",
+           static void print(java.util.List<String> xs) { xs.forEach(System.out::println); }\n\
+         }\n\
+         class Printer { void println(Object o) {} }\n",
     )]);
     let e = edges(&files);
     for wanted in [
@@ -1433,6 +1435,8 @@ fn java_method_references_call_what_they_name() {
     ] {
         has(&e, wanted);
     }
+    // A method of an outside object is no method of the repository named so.
+    lacks(&e, "m.Main.print(List<String>) -CALLS/");
 }
 
 #[test]
@@ -1546,4 +1550,74 @@ fn functions_passed_by_name_are_called_by_the_code_that_passes_them() {
     let count = |q: &str| unresolved.get(&def_id(&files_rs, "src/lib.rs", q)).copied();
     assert_eq!(count("Parser::order"), count("Parser::order_by"));
     assert_eq!(count("Parser::order"), Some(1));
+}
+
+#[test]
+fn go_modules_below_the_root_and_packages_whose_files_declare_nothing() {
+    let files = tree(&[
+        (
+            "svc/cmd/main.go",
+            "package main\n\nimport (\n\t\"net/http\"\n\t\"example.com/svc/gen\"\n)\n\n\
+             func main() { gen.Write(); http.Handle() }\n",
+        ),
+        ("svc/gen/doc.go", "// Package gen writes.\npackage gen\n"),
+        ("svc/gen/gen.go", "package gen\n\nfunc Write() {}\n"),
+        (
+            "svc/other/other.go",
+            "package other\n\nimport \"example.com/svc/gen\"\n\nfunc Use() { gen.Write() }\n",
+        ),
+        // Named as the standard library's `net/http`.
+        ("http/http.go", "package http\n\nfunc Handle() {}\n"),
+    ]);
+    let e = edges(&files);
+    has(&e, "main.main -CALLS/exact-> gen.Write");
+    has(&e, "other.Use -CALLS/exact-> gen.Write");
+    lacks(&e, "main.main -CALLS/exact-> http.Handle");
+    lacks(&e, "main.main -CALLS/scoped-> http.Handle");
+}
+
+#[test]
+fn go_updates_equal_a_full_build() {
+    let before = tree(&[
+        (
+            "go/a/a.go",
+            "package a\n\nimport \"example.com/m/b\"\n\nfunc A() { b.B() }\n",
+        ),
+        ("go/b/b.go", "package b\n\nfunc B() {}\n"),
+    ]);
+    let after = tree(&[
+        (
+            "go/a/a.go",
+            "package a\n\nimport \"example.com/m/b\"\n\nfunc A() { b.B() }\n",
+        ),
+        ("go/b/b.go", "package b\n\nfunc B() {}\n"),
+        (
+            "go/c/c.go",
+            "package c\n\nimport (\n\tx \"example.com/m/b\"\n\t\"example.com/m/a\"\n)\n\n\
+             func C() { x.B(); a.A() }\n",
+        ),
+    ]);
+    let changed: BTreeSet<String> = ["go/c/c.go".to_owned()].into();
+    let redo = affected(&before, &after, &changed);
+    assert_update_equals_full_build(&before, &after, &redo);
+    // Before any import names a directory of the tree, no module is known
+    // and calls on imports match by name; the first such import makes
+    // every Go file's edges be derived again.
+    let lone = tree(&[
+        (
+            "go/a/a.go",
+            "package a\n\nimport \"example.com/m/b\"\n\nfunc A() { b.B() }\n",
+        ),
+        ("go/d/b.go", "package b\n\nfunc B() {}\n"),
+    ]);
+    let mut moved = lone.clone();
+    moved.remove("go/d/b.go");
+    moved.insert(
+        "go/b/b.go".to_owned(),
+        facts("go/b/b.go", "package b\n\nfunc B() {}\n"),
+    );
+    let changed: BTreeSet<String> = ["go/d/b.go".to_owned(), "go/b/b.go".to_owned()].into();
+    let redo = affected(&lone, &moved, &changed);
+    assert!(redo.contains("go/a/a.go"), "{redo:?}");
+    assert_update_equals_full_build(&lone, &moved, &redo);
 }

@@ -529,7 +529,11 @@ impl<'a> RefWalker<'a> {
                 } else {
                     let (receiver, qualifier, name) =
                         self.qualified(node, qualifier, name, Qualifier::PathOrValue);
-                    self.reference(RefKind::Call, receiver, qualifier, name, node)
+                    let mut reference =
+                        self.reference(RefKind::Call, receiver, qualifier, name, node);
+                    // Named, not called here: found by scope, type or path.
+                    reference.passed = true;
+                    reference
                 };
                 self.push(node, reference);
             }
@@ -1168,7 +1172,12 @@ impl<'a> RefWalker<'a> {
         self.value_type(value).or_else(|| {
             if value.kind() == "identifier" {
                 let name = self.text(value).trim();
-                self.type_of(value, name)
+                // A static operator is chosen by the types declared (C#).
+                let typing = match self.spec.static_operators {
+                    true => Typing::Declared,
+                    false => Typing::Runs,
+                };
+                self.binding_type(value, name, typing)
                     .or_else(|| self.flow_type(value, name))
             } else {
                 let attribute = self.this_attribute(value)?;
@@ -1524,7 +1533,7 @@ impl<'a> RefWalker<'a> {
                 if after && !self.spec.members_anywhere.contains(&child.kind()) {
                     continue;
                 }
-                if let Some(ty) = self.binding(child, name, 0, typing) {
+                if let Some(ty) = self.binding(child, parent, name, 0, typing) {
                     found = Some(ty);
                     break 'up;
                 }
@@ -1535,9 +1544,11 @@ impl<'a> RefWalker<'a> {
         found
     }
 
+    /// The type a declaration `node`, a child of `block`, gives `name`.
     fn binding(
         &self,
         node: Node<'a>,
+        block: Node<'a>,
         name: &str,
         depth: u8,
         typing: Typing,
@@ -1549,7 +1560,7 @@ impl<'a> RefWalker<'a> {
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 children
                     .into_iter()
-                    .find_map(|c| self.binding(c, name, 1, typing))
+                    .find_map(|c| self.binding(c, block, name, 1, typing))
             }
             Binding::Group => None,
             Binding::Named { name: n, ty, value } => {
@@ -1600,7 +1611,6 @@ impl<'a> RefWalker<'a> {
                 let narrowing = narrowed_unless_assigned.filter(|_| typing == Typing::Runs);
                 let made = narrowing.and_then(|assignment| {
                     let made = self.value_type(value()?)?;
-                    let block = node.parent()?;
                     (Some(&made) != declared.as_ref() && !self.assigns(block, assignment, name))
                         .then_some(made)
                 });
