@@ -1561,7 +1561,18 @@ fn go_modules_below_the_root_and_packages_whose_files_declare_nothing() {
              func main() { gen.Write(); http.Handle() }\n",
         ),
         ("svc/gen/doc.go", "// Package gen writes.\npackage gen\n"),
-        ("svc/gen/gen.go", "package gen\n\nfunc Write() {}\n"),
+        (
+            "svc/gen/gen.go",
+            "package gen\n\nfunc Write() {}\n\ntype Gen struct{}\n\nfunc (g *Gen) Close() {}\n",
+        ),
+        (
+            "svc/shadow/shadow.go",
+            "package shadow\n\nimport \"example.com/svc/gen\"\n\n\
+             func Each(all []*gen.Gen) { for _, gen := range all { gen.Close() } }\n\n\
+             func Local() { gen := 1; _ = gen; gen.Write() }\n\n\
+             func Param(gen *gen.Gen) { gen.Write() }\n\n\
+             func Package() { gen.Write() }\n",
+        ),
         (
             "svc/other/other.go",
             "package other\n\nimport \"example.com/svc/gen\"\n\nfunc Use() { gen.Write() }\n",
@@ -1572,6 +1583,11 @@ fn go_modules_below_the_root_and_packages_whose_files_declare_nothing() {
     let e = edges(&files);
     has(&e, "main.main -CALLS/exact-> gen.Write");
     has(&e, "other.Use -CALLS/exact-> gen.Write");
+    // A local of the import's name hides the package.
+    for hidden in ["shadow.Each", "shadow.Local", "shadow.Param"] {
+        lacks(&e, &format!("{hidden} -CALLS/exact-> gen.Write"));
+    }
+    has(&e, "shadow.Package -CALLS/exact-> gen.Write");
     lacks(&e, "main.main -CALLS/exact-> http.Handle");
     lacks(&e, "main.main -CALLS/scoped-> http.Handle");
 }

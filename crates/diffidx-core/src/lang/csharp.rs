@@ -274,6 +274,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             current_word: None,
             members_inherit: true,
             imports_qualify_values: false,
+            local_names: &[],
         },
     },
 };

@@ -194,6 +194,14 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         scope: ScopeRules {
             modules: Modules::DirectoryPackage,
             imports_qualify_values: true,
+            local_names: &[
+                ("short_var_declaration", "left"),
+                ("var_spec", "name"),
+                ("range_clause", "left"),
+                ("parameter_declaration", "name"),
+                ("parameter_list", ""),
+                ("for_clause", ""),
+            ],
             ..ScopeRules::by_name(false)
         },
     },

@@ -299,6 +299,11 @@ pub struct ScopeRules {
     /// A value's qualifier that names an import is the imported package:
     /// Go writes `doc.Gen()` as it writes `cmd.Run()`.
     pub imports_qualify_values: bool,
+    /// Where locals are declared, `(kind, field of the names)` (an empty
+    /// field: the kind's children are such declarations): a local of an
+    /// import's name hides the import (`for _, doc := range docs {
+    /// doc.Write() }`).
+    pub local_names: &'static [(&'static str, &'static str)],
 }
 
 impl ScopeRules {
@@ -312,6 +317,7 @@ impl ScopeRules {
             current_word: None,
             members_inherit,
             imports_qualify_values: false,
+            local_names: &[],
         }
     }
 }
@@ -1484,6 +1490,10 @@ impl<'a> RefWalker<'a> {
         }
         match (what, segments) {
             (Qualifier::Value, Some(segments)) if segments.len() == 1 => {
+                if self.spec.scope.imports_qualify_values && self.declared_local(at, &segments[0]) {
+                    // A local, whatever the file imports by that name.
+                    return (Receiver::Value, Vec::new(), name);
+                }
                 (Receiver::Value, segments, name)
             }
             (Qualifier::Value, _) | (_, None) => (Receiver::Value, Vec::new(), name),
@@ -1496,6 +1506,48 @@ impl<'a> RefWalker<'a> {
             }
             (Qualifier::PathOrValue, Some(segments)) => (Receiver::PathOrValue, segments, name),
         }
+    }
+
+    /// Whether a local named `name` is declared before `at`, in a block
+    /// around it or a function it is in (the language's `local_names`).
+    fn declared_local(&self, at: Node<'a>, name: &str) -> bool {
+        let mut node = at;
+        while let Some(parent) = self.up(node) {
+            let mut cursor = parent.walk();
+            for child in parent.named_children(&mut cursor) {
+                if child.id() == node.id() {
+                    break;
+                }
+                if self.declares(child, name) {
+                    return true;
+                }
+            }
+            node = parent;
+        }
+        false
+    }
+
+    fn declares(&self, node: Node<'_>, name: &str) -> bool {
+        let Some((_, field)) = self
+            .spec
+            .scope
+            .local_names
+            .iter()
+            .find(|(k, _)| *k == node.kind())
+        else {
+            return false;
+        };
+        let mut cursor = node.walk();
+        if field.is_empty() {
+            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            return children.into_iter().any(|c| self.declares(c, name));
+        }
+        let held: Vec<Node<'_>> = node.children_by_field_name(field, &mut cursor).collect();
+        held.into_iter().any(|n| {
+            let mut cursor = n.walk();
+            let mut names = std::iter::once(n).chain(n.named_children(&mut cursor));
+            names.any(|n| n.kind() == "identifier" && self.text(n).trim() == name)
+        })
     }
 
     /// The type of `name` as seen from `at`, as a call on it sees it: the

@@ -249,6 +249,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             current_word: Some("self"),
             members_inherit: false,
             imports_qualify_values: false,
+            local_names: &[],
         },
     },
 };
