@@ -35,7 +35,10 @@
 //! section a case, read as JCG's extractors read them, resolved as PyCG's
 //! cases are and scored per language ([`JcgTruth::score`] says how). An
 //! expected edge to or from a builtin (`Native.*`) or a JDK type is outside
-//! the case's code and left out, as PyCG's `<builtin>` ones are.
+//! the case's code and left out, as PyCG's `<builtin>` ones are. Beside
+//! precision and recall it prints JCG's own verdict: the cases where every
+//! expected edge is found and no edge goes to a prohibited target (JCG
+//! judges no other edge, so this is laxer than the precision above).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -107,12 +107,12 @@ pub fn score_jcg(root: &Path, language: Jcg) {
         total.add(&score);
     }
     println!();
-    println!("| level | precision | precision, every call of those callers | recall | recall, module callers | recall, function callers |");
-    println!("|---|---|---|---|---|---|");
+    println!("| level | precision | precision, every call of those callers | recall | recall, module callers | recall, function callers | cases passed (JCG's verdict) |");
+    println!("|---|---|---|---|---|---|---|");
     for level in Resolution::ALL {
         let l = at(level);
         println!(
-            "| ≤ {} | {} | {} | {} | {} | {} |",
+            "| ≤ {} | {} | {} | {} | {} | {} | {} |",
             level.as_str(),
             ratio(total.judged_right[l], total.judged[l]),
             ratio(total.calls_right[l], total.calls[l]),
@@ -122,6 +122,7 @@ pub fn score_jcg(root: &Path, language: Jcg) {
                 total.hit[l] - total.hit_module[l],
                 total.truth - total.truth_module
             ),
+            ratio(total.passed[l], total.verdicts),
         );
     }
     let mut unmapped = total.unmapped.values().sum::<usize>().to_string();
@@ -818,6 +819,12 @@ impl JcgTruth {
         if !notes.is_empty() {
             notes.extend(others);
         }
+        // A case whose every edge is outside its code (the JDK's) is not
+        // judged.
+        s.verdicts = usize::from(s.truth > 0);
+        for l in 0..4 {
+            s.passed[l] = s.verdicts * usize::from(s.hit[l] == s.truth && s.prohibited[l] == 0);
+        }
         (s, notes)
     }
 }
@@ -986,6 +993,11 @@ struct JcgScore {
     calls_right: [usize; 4],
     /// Edges to a target an annotation prohibits.
     prohibited: [usize; 4],
+    /// Cases passed as JCG itself judges one: every expected edge found,
+    /// no edge to a prohibited target (other edges are not judged), of
+    /// the cases with an expected edge in their code (`verdicts`).
+    passed: [usize; 4],
+    verdicts: usize,
 }
 
 impl JcgScore {
@@ -1005,6 +1017,8 @@ impl JcgScore {
             self.calls[l] += o.calls[l];
             self.calls_right[l] += o.calls_right[l];
             self.prohibited[l] += o.prohibited[l];
+            self.passed[l] += o.passed[l];
         }
+        self.verdicts += o.verdicts;
     }
 }
