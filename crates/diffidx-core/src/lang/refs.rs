@@ -524,11 +524,7 @@ impl<'a> RefWalker<'a> {
                         return;
                     };
                     let (qualifier, name) = split_last(segments);
-                    let receiver = if qualifier.is_empty() {
-                        Receiver::Bare
-                    } else {
-                        Receiver::Path
-                    };
+                    let receiver = path_receiver(&qualifier);
                     self.reference(RefKind::New, receiver, qualifier, name, node)
                 } else if last.id() == qualifier.id() {
                     return;
@@ -549,11 +545,7 @@ impl<'a> RefWalker<'a> {
                     return;
                 };
                 let (qualifier, name) = split_last(segments);
-                let receiver = if qualifier.is_empty() {
-                    Receiver::Bare
-                } else {
-                    Receiver::Path
-                };
+                let receiver = path_receiver(&qualifier);
                 let mut reference = self.reference(RefKind::New, receiver, qualifier, name, node);
                 reference.type_args = node
                     .child_by_field_name(ty)
