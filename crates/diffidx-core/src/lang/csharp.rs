@@ -128,7 +128,6 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 "argument_list",
                 RefRole::FunctionsPassed {
                     names: &["identifier", "member_access_expression"],
-                    wrapper: Some("argument"),
                     not_calls: &["nameof"],
                 },
             ),

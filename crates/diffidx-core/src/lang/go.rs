@@ -104,7 +104,6 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 "argument_list",
                 RefRole::FunctionsPassed {
                     names: &["selector_expression"],
-                    wrapper: None,
                     not_calls: &[],
                 },
             ),

@@ -136,14 +136,13 @@ pub enum RefRole {
     /// name the last child; a last child `new_word` names the constructor.
     MethodReference { new_word: &'static str },
     /// An argument list: an argument that names a function (a node of
-    /// one of the `names` kinds, in a wrapper of kind `wrapper` where the
-    /// grammar wraps each argument) is handed to the callee, which may call
-    /// it: `.map(Self::parse)`, `Task.Run(Work)`. A [`Reference::passed`]
-    /// call of that function. Not in the arguments of a call written as
-    /// one of `not_calls` (C#'s `nameof(Run)` names, runs nothing).
+    /// one of the `names` kinds, unwrapped as [`argument_value`] does) is
+    /// handed to the callee, which may call it: `.map(Self::parse)`,
+    /// `Task.Run(Work)`. A [`Reference::passed`] call of that function.
+    /// Not in the arguments of a call written as one of `not_calls` (C#'s
+    /// `nameof(Run)` names, runs nothing).
     FunctionsPassed {
         names: &'static [&'static str],
-        wrapper: Option<&'static str>,
         not_calls: &'static [&'static str],
     },
     /// An import of a package by its path as a string (Go's `import d
@@ -607,11 +606,7 @@ impl<'a> RefWalker<'a> {
                 // TypeScript's an `extends_clause` that holds it.
                 self.bases(list.unwrap_or(node), None);
             }
-            RefRole::FunctionsPassed {
-                names,
-                wrapper,
-                not_calls,
-            } => {
+            RefRole::FunctionsPassed { names, not_calls } => {
                 let callee = self.up(node).and_then(|call| call.named_child(0));
                 if callee.is_some_and(|c| not_calls.contains(&self.text(c).trim())) {
                     return;
@@ -619,15 +614,7 @@ impl<'a> RefWalker<'a> {
                 let mut cursor = node.walk();
                 let args: Vec<Node<'a>> = node.named_children(&mut cursor).collect();
                 for arg in args {
-                    let value = match wrapper {
-                        Some(kind) if arg.kind() == kind => {
-                            match arg.named_child(arg.named_child_count().saturating_sub(1)) {
-                                Some(value) => value,
-                                None => continue,
-                            }
-                        }
-                        _ => arg,
-                    };
+                    let value = argument_value(arg);
                     if !names.contains(&value.kind()) {
                         continue;
                     }
@@ -1301,15 +1288,7 @@ impl<'a> RefWalker<'a> {
             if arg.kind().ends_with("comment") || arg.kind() == "attribute_item" {
                 continue;
             }
-            // C# wraps each argument (`name: value`); the value is its last
-            // named child.
-            let value = if arg.kind() == "argument" {
-                arg.named_child(arg.named_child_count().saturating_sub(1))
-                    .unwrap_or(arg)
-            } else {
-                arg
-            };
-            types.push(self.visible_type(value));
+            types.push(self.visible_type(argument_value(arg)));
         }
         reference.args = Some(types.len() as u32);
         if reference.kind == RefKind::Call {
@@ -2037,6 +2016,17 @@ fn count_token_args(tree: Node<'_>, text: &str) -> u32 {
 fn split_last(mut segments: Vec<String>) -> (Vec<String>, String) {
     let name = segments.pop().unwrap_or_default();
     (segments, name)
+}
+
+/// What an argument passes: C# wraps each argument (`name: value`), the
+/// value its last named child.
+fn argument_value(arg: Node<'_>) -> Node<'_> {
+    if arg.kind() == "argument" {
+        arg.named_child(arg.named_child_count().saturating_sub(1))
+            .unwrap_or(arg)
+    } else {
+        arg
+    }
 }
 
 fn path_receiver(qualifier: &[String]) -> Receiver {

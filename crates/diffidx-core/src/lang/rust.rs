@@ -91,7 +91,6 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 "arguments",
                 RefRole::FunctionsPassed {
                     names: &["scoped_identifier"],
-                    wrapper: None,
                     not_calls: &[],
                 },
             ),
