@@ -71,6 +71,41 @@ fn history(repo: &TestRepo, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// `index A..B` notes the commits `git rev-list A..B` lists: a merged side
+/// branch's too, and none that `A` reaches.
+#[test]
+fn a_range_indexes_what_rev_list_lists() {
+    let mut repo = TestRepo::new();
+    repo.write("src/lib.rs", "pub fn f() -> u32 { 0 }\n");
+    let old = repo.commit("old");
+    repo.write("src/lib.rs", "pub fn f() -> u32 { 1 }\n");
+    let base = repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("src/side.rs", "pub fn s() -> u32 { 1 }\n");
+    repo.commit("side");
+    repo.git(&["checkout", "-q", "-"]);
+    repo.write("src/lib.rs", "pub fn f() -> u32 { 2 }\n");
+    repo.commit("main");
+    repo.git(&["merge", "-q", "--no-edit", "side"]);
+    let range = format!("{base}..HEAD");
+    repo.ok(&["index", "-q", &range]);
+    let mut listed: Vec<String> = repo
+        .git(&["rev-list", &range])
+        .lines()
+        .map(String::from)
+        .collect();
+    listed.sort();
+    let mut noted: Vec<String> = repo
+        .git(&["notes", "--ref", "diffidx", "list"])
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1).map(String::from))
+        .collect();
+    noted.sort();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert_eq!(noted, listed);
+    assert!(!noted.contains(&old) && !noted.contains(&base));
+}
+
 /// A history with an edit, a file rename, a cross-file move and a deletion.
 fn eventful_repo() -> (TestRepo, Vec<String>) {
     let mut repo = TestRepo::new();

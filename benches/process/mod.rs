@@ -10,8 +10,15 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The `git-diffidx` the benches run: the build's own, or
+/// `BENCH_DIFFIDX_BIN` (a copy, so rebuilding during a long run changes
+/// nothing under it).
 pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_git-diffidx")
+    static BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        std::env::var("BENCH_DIFFIDX_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_git-diffidx").to_owned())
+    })
 }
 
 /// A `/proc/PID/status` field in KiB (`VmHWM`, `VmRSS`).

@@ -540,6 +540,29 @@ impl Repo {
         Ok(out)
     }
 
+    /// The commits `tips` reach and `hidden` do not (`git rev-list TIPS
+    /// ^HIDDEN`): what `A..B` names. Both walks stop where they meet, so a
+    /// range of a few commits reads a few commits, not the whole history
+    /// below `A`.
+    pub fn reachable_not_hidden(
+        &self,
+        tips: &[ObjectId],
+        hidden: &[ObjectId],
+    ) -> Result<HashSet<ObjectId>> {
+        let what = || "cannot walk the commits of the range".to_owned();
+        let walk = self
+            .repo
+            .rev_walk(tips.iter().copied())
+            .with_hidden(hidden.iter().copied())
+            .all()
+            .context(what)?;
+        let mut out = HashSet::new();
+        for info in walk {
+            out.insert(info.context(what)?.id);
+        }
+        Ok(out)
+    }
+
     /// `tip`'s history as `git log --first-parent` sees it: its first-parent
     /// chain, and for every commit of the history the chain commit that
     /// brought it in (itself for a chain commit; the merge whose side branch

@@ -26,12 +26,11 @@ pub(super) fn commits_to_index(
         options.revs.clone()
     };
     let mut tips = Vec::new();
-    let mut excluded: HashSet<ObjectId> = HashSet::new();
+    let mut bases = Vec::new();
     for rev in &revs {
         if let Some((a, b)) = rev.split_once("..") {
             let b = b.trim_start_matches('.');
-            let base = repo.resolve_commit(if a.is_empty() { "HEAD" } else { a })?;
-            excluded.extend(ancestors(repo, base)?);
+            bases.push(repo.resolve_commit(if a.is_empty() { "HEAD" } else { a })?);
             tips.push(repo.resolve_commit(if b.is_empty() { "HEAD" } else { b })?);
         } else {
             match repo.resolve_commit(rev) {
@@ -42,6 +41,12 @@ pub(super) fn commits_to_index(
             }
         }
     }
+    // What the ranges leave in; everything without a range.
+    let in_range = if bases.is_empty() {
+        None
+    } else {
+        Some(in_ranges(repo, &tips, &bases)?)
+    };
     let since = match options.window {
         Window::New | Window::All => None,
         Window::Since(time) => Some(time),
@@ -59,7 +64,7 @@ pub(super) fn commits_to_index(
     let mut walk = WindowWalk::new(repo, &tips, since)?;
     while let Some(info) = walk.next() {
         let id = info.id;
-        if excluded.contains(&id) {
+        if in_range.as_ref().is_some_and(|ids| !ids.contains(&id)) {
             continue;
         }
         let noted = notes.get_id(id)?.is_some();
@@ -192,6 +197,27 @@ impl<'r> WindowWalk<'r> {
 }
 
 /// Every commit reachable from `tip`.
+/// The commits `tips` reach and `bases` do not. A history with missing
+/// commits (a shallow clone) is walked by hand, as far as it goes.
+fn in_ranges(repo: &Repo, tips: &[ObjectId], bases: &[ObjectId]) -> Result<HashSet<ObjectId>> {
+    if let Ok(ids) = repo.reachable_not_hidden(tips, bases) {
+        return Ok(ids);
+    }
+    let mut hidden = HashSet::new();
+    for base in bases {
+        hidden.extend(ancestors(repo, *base)?);
+    }
+    let mut out = HashSet::new();
+    for tip in tips {
+        out.extend(
+            ancestors(repo, *tip)?
+                .into_iter()
+                .filter(|id| !hidden.contains(id)),
+        );
+    }
+    Ok(out)
+}
+
 fn ancestors(repo: &Repo, tip: ObjectId) -> Result<HashSet<ObjectId>> {
     let mut out = HashSet::new();
     let mut stack = vec![tip];
