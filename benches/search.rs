@@ -12,22 +12,36 @@
 //! 3. Quality (`BENCH_SEARCH_VARIANTS`: other weights of a question's
 //!    ranking to measure, as JSON): for each of the last `BENCH_SEARCH_COMMITS` (default 300)
 //!    commits that modified a member (method, function, property, ...), the
-//!    commit's subject as the query: is a symbol it modified among the first
+//!    commit's subject (a GitHub merge's: the pull request's title) as the
+//!    query: is a symbol it modified among the first
 //!    5 and 10 results (Acc@5, Acc@10)? Against a plain BM25 over the same
 //!    symbols and the same words (one field, tantivy's default tokenizer,
-//!    no name tier) as the baseline to beat.
+//!    no name tier) as the baseline to beat. `BENCH_SEARCH_DUMP=FILE`: one
+//!    JSON line per query (the gold, both rankings' first 10).
 
 #[path = "process/mod.rs"]
 #[allow(dead_code)] // shared by the benches; each uses part of it
 mod process;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use diffidx_lib::search::{RankParams, SearchQuery, Searcher, Signal};
 use process::baseline::Baseline;
 use process::{bin, git, percentile_ms, run};
+
+/// What a commit is about, in its author's words: its subject, or for a
+/// GitHub merge ("Merge pull request #12 from user/branch") the pull
+/// request's title, which GitHub writes as the body's first line.
+fn what_it_is_about<'a>(subject: &'a str, body: &'a str) -> &'a str {
+    let title = body.lines().map(str::trim).find(|l| !l.is_empty());
+    match title {
+        Some(title) if subject.starts_with("Merge pull request #") => title,
+        _ => subject,
+    }
+}
 
 fn timed(f: impl FnOnce()) -> Duration {
     let start = Instant::now();
@@ -223,9 +237,12 @@ fn main() {
         .copied()
         .collect();
     let baseline = Baseline::new(&git_repo, &entries);
-    let log = git(dir, &["log", "--first-parent", "--format=%H%x09%s"]);
+    let log = git(
+        dir,
+        &["log", "--first-parent", "--format=%H%x09%s%x09%b%x1e"],
+    );
     // The defaults, and each signal of a question's ranking turned off.
-    let variants: Vec<(String, RankParams)> =
+    let mut variants: Vec<(String, RankParams)> =
         std::iter::once(("diffidx".to_owned(), RankParams::default()))
             .chain(Signal::ALL.iter().map(|&s| {
                 (
@@ -234,16 +251,26 @@ fn main() {
                 )
             }))
             .collect();
+    if let Ok(json) = std::env::var("BENCH_SEARCH_VARIANTS") {
+        let tried: std::collections::BTreeMap<String, RankParams> =
+            serde_json::from_str(&json).unwrap_or_else(|e| panic!("BENCH_SEARCH_VARIANTS: {e}"));
+        variants.extend(tried);
+    }
     let mut others = vec![[0usize; 2]; variants.len()];
     let (mut asked, mut ours, mut plain) = (0usize, [0usize; 2], [0usize; 2]);
     let mut named = 0usize;
-    for line in log.lines() {
+    // `BENCH_SEARCH_DUMP=FILE`: one JSON line per query, for reading misses.
+    let mut dump = std::env::var_os("BENCH_SEARCH_DUMP")
+        .map(|path| std::fs::File::create(path).expect("the dump file"));
+    for record in log.split('\x1e') {
         if asked >= commits {
             break;
         }
-        let Some((sha, subject)) = line.split_once('\t') else {
+        let mut fields = record.trim_start_matches('\n').splitn(3, '\t');
+        let (Some(sha), Some(subject)) = (fields.next(), fields.next()) else {
             continue;
         };
+        let subject = what_it_is_about(subject, fields.next().unwrap_or(""));
         let Some(changes) = contents.changes.get(sha) else {
             continue;
         };
@@ -298,8 +325,49 @@ fn main() {
             .collect();
         lists.push((&mut ours, hits));
         lists.push((&mut plain, plain_hits));
+        // The symbols modified, as they are named at the commit and at every
+        // place their moves took them since (a file moved under `src/`):
+        // the symbol's place now is the same code.
+        let mut places: HashSet<(String, String)> = reader
+            .history_of(modified.iter().map(|id| (*id).to_owned()).collect())
+            .unwrap()
+            .into_iter()
+            .flat_map(|e| {
+                let old = e.old_path.map(|p| (p, e.qualname.clone()));
+                std::iter::once((e.path, e.qualname)).chain(old)
+            })
+            .collect();
+        places.extend(
+            modified
+                .iter()
+                .filter_map(|id| by_id.get(id))
+                .map(|e| (e.path.clone(), e.qualname.clone())),
+        );
+        let same_code = |id: &str| {
+            modified.contains(id)
+                || by_id
+                    .get(id)
+                    .is_some_and(|e| places.contains(&(e.path.clone(), e.qualname.clone())))
+        };
+        if let Some(dump) = dump.as_mut() {
+            let names = |ids: &[String]| -> Vec<String> {
+                ids.iter()
+                    .filter_map(|id| by_id.get(id.as_str()))
+                    .map(|e| format!("{}:{}", e.path, e.qualname))
+                    .collect()
+            };
+            let gold: Vec<String> = modified.iter().map(|id| (*id).to_owned()).collect();
+            let line = serde_json::json!({
+                "sha": sha,
+                "query": subject,
+                "gold": names(&gold),
+                "diffidx": names(&lists[lists.len() - 2].1),
+                "bm25": names(&lists[lists.len() - 1].1),
+            });
+            let _ = writeln!(dump, "{line}");
+        }
         for (counts, ids) in lists {
-            let rank = ids.iter().position(|id| modified.contains(id.as_str()));
+            let rank = ids.iter().position(|id| same_code(id));
             if rank.is_some_and(|r| r < 5) {
                 counts[0] += 1;
             }

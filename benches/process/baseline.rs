@@ -35,7 +35,10 @@ impl Baseline {
         let id = builder.add_text_field("id", STRING | STORED);
         let field = builder.add_text_field("all", TEXT);
         let index = tantivy::Index::create_in_ram(builder.build());
-        let mut writer: tantivy::IndexWriter = index.writer(50_000_000).unwrap();
+        // One thread, one segment in the entries' order: hits of equal
+        // score come in the same order in every run.
+        let mut writer: tantivy::IndexWriter =
+            index.writer_with_num_threads(1, 50_000_000).unwrap();
         for e in entries {
             let text = format!(
                 "{} {} {}",
