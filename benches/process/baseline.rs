@@ -35,11 +35,15 @@ impl Baseline {
         let id = builder.add_text_field("id", STRING | STORED);
         let field = builder.add_text_field("all", TEXT);
         let index = tantivy::Index::create_in_ram(builder.build());
-        // One thread, one segment in the entries' order: hits of equal
-        // score come in the same order in every run.
+        // One thread, one segment: hits of equal score come in the order
+        // the documents were added.
         let mut writer: tantivy::IndexWriter =
             index.writer_with_num_threads(1, 50_000_000).unwrap();
-        for e in entries {
+        // In the order of their ids, not the store's: a store built again
+        // lists them in another order, and ties would fall otherwise.
+        let mut sorted: Vec<&diffidx_lib::search::SymbolEntry> = entries.iter().collect();
+        sorted.sort_by(|a, b| a.id.cmp(&b.id));
+        for e in sorted {
             let text = format!(
                 "{} {} {}",
                 e.qualname,
