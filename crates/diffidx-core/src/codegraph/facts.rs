@@ -268,6 +268,11 @@ pub struct Reference {
     /// never counted unresolved (the name may be a value's).
     #[serde(rename = "ps", default, skip_serializing_if = "std::ops::Not::not")]
     pub passed: bool,
+    /// For [`Receiver::Returned`]: what the call whose result it is was
+    /// made on (the qualifier's last segment is the callee's name, the
+    /// rest what that name was written after).
+    #[serde(rename = "cv", default, skip_serializing_if = "Receiver::is_bare")]
+    pub callee_receiver: Receiver,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -289,6 +294,9 @@ pub enum RefKind {
     /// A call of one of the declaration's parameters (`def f(g): g()`):
     /// each call site's argument there is called.
     CallsParameter,
+    /// The type the declaration is declared to return (`func New() *T`):
+    /// what a call on a value it returned runs.
+    ReturnType,
 }
 
 /// What a call is made on.
@@ -312,6 +320,11 @@ pub enum Receiver {
     Typed,
     /// A value of a type the call site does not show: `x.foo()`, `a().b()`.
     Value,
+    /// What a call returned (`b := newBuilder(); b.Build()`, `make().run()`):
+    /// the qualifier is that callee's path, made on
+    /// [`Reference::callee_receiver`]; the type is the one its declaration
+    /// is declared to return.
+    Returned,
 }
 
 impl Receiver {

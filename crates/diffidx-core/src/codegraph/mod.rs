@@ -21,7 +21,7 @@ pub use resolve::{
 
 /// Bumped whenever facts or resolution change meaning: a graph built with
 /// another version is rebuilt from the tree.
-pub const GRAPH_VERSION: &str = "17";
+pub const GRAPH_VERSION: &str = "18";
 
 /// The qualname of a file's module node: the caller of the code outside
 /// any declaration (top-level statements, decorators, initializers).
@@ -68,13 +68,17 @@ pub fn affected(
         }
     }
     // Members are looked up through base types: a type whose bases (or
-    // whose bases' members) changed changes what its subtypes see.
+    // whose bases' members) changed changes what its subtypes see. A
+    // function's declared return type, read again, changes what calls on
+    // its results run.
     loop {
         let before = names.len();
         for file in new.values() {
             for r in &file.facts.refs {
-                if !matches!(r.kind, RefKind::Base | RefKind::Implements)
-                    || !names.contains(&r.name)
+                if !matches!(
+                    r.kind,
+                    RefKind::Base | RefKind::Implements | RefKind::ReturnType
+                ) || !names.contains(&r.name)
                 {
                     continue;
                 }
@@ -111,7 +115,10 @@ fn declared(path: &str, file: &SourceFile) -> BTreeSet<(String, String)> {
     let facts = &file.facts;
     let mut out = BTreeSet::new();
     for r in &facts.refs {
-        if !matches!(r.kind, RefKind::Returns | RefKind::CallsParameter) {
+        if !matches!(
+            r.kind,
+            RefKind::Returns | RefKind::CallsParameter | RefKind::ReturnType
+        ) {
             continue;
         }
         // A parameter's call belongs to the function that declares the

@@ -260,6 +260,8 @@ struct IndexCore<'a> {
     global_usings: HashMap<Language, Vec<Vec<String>>>,
     /// What each declaration returns by name (`return g`).
     returns: HashMap<DefRef, Vec<&'a Reference>>,
+    /// The type each declaration is declared to return.
+    return_types: HashMap<DefRef, &'a Reference>,
     /// Each declaration's calls of its own parameters.
     param_calls: HashMap<DefRef, Vec<&'a Reference>>,
     /// Per Python file: the declarations that hold imports, sorted
@@ -467,6 +469,7 @@ impl<'a> DefIndex<'a> {
             module_paths: HashSet::default(),
             global_usings: HashMap::default(),
             returns: HashMap::default(),
+            return_types: HashMap::default(),
             param_calls: HashMap::default(),
             import_owners: Vec::with_capacity(files.len()),
             go_packages: HashMap::default(),
@@ -619,6 +622,9 @@ impl<'a> DefIndex<'a> {
                 };
                 match r.kind {
                     RefKind::Returns => index.returns.entry(at).or_default().push(r),
+                    RefKind::ReturnType => {
+                        index.return_types.insert(at, r);
+                    }
                     RefKind::CallsParameter => {
                         // Kept with the function whose parameter it calls.
                         let mut declaring = Some(owner);
@@ -875,7 +881,10 @@ impl<'a> DefIndex<'a> {
         };
         let file = self.core.files[f as usize];
         for reference in &file.facts.refs {
-            if matches!(reference.kind, RefKind::Returns | RefKind::CallsParameter) {
+            if matches!(
+                reference.kind,
+                RefKind::Returns | RefKind::CallsParameter | RefKind::ReturnType
+            ) {
                 // Facts for the call sites of their declaration.
                 continue;
             }
@@ -1507,7 +1516,7 @@ impl<'a> DefIndex<'a> {
                     }
                 }
             }
-            RefKind::Returns | RefKind::CallsParameter => {}
+            RefKind::Returns | RefKind::CallsParameter | RefKind::ReturnType => {}
             RefKind::Call | RefKind::New | RefKind::Macro => {
                 let Some(from) = owner else { return found };
                 // The module node calls; its names are looked up as from
@@ -1927,6 +1936,9 @@ impl<'a> DefIndex<'a> {
         if all.is_empty() {
             return self.through_alias(f, owner, reference, wanted);
         }
+        if reference.receiver == Receiver::Returned {
+            return self.on_returned(f, owner, reference, wanted);
+        }
         if reference.receiver == Receiver::Value && reference.qualifier.len() == 1 {
             let rules = &self.core.files[f as usize].language.spec().graph.scope;
             let ctx = self.import_context(f, reference.owner);
@@ -2051,7 +2063,7 @@ impl<'a> DefIndex<'a> {
                     return Vec::new();
                 }
             }
-            Receiver::Value => {}
+            Receiver::Value | Receiver::Returned => {}
         }
         if reference.passed {
             // A name handed on may be a value's: no match by name alone.
@@ -2085,6 +2097,83 @@ impl<'a> DefIndex<'a> {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// A call on what another call returned ([`Receiver::Returned`]): the
+    /// callee found as any call is, then the member on the type its
+    /// declaration is declared to return, that type read where the callee
+    /// is declared. Callees that return different types, or none that
+    /// says, leave a value of unknown type (matched by name, as before).
+    fn on_returned(
+        &self,
+        f: u32,
+        owner: Option<DefRef>,
+        reference: &Reference,
+        wanted: &dyn Fn(SymbolKind) -> bool,
+    ) -> Vec<(DefRef, Resolution, u32)> {
+        let unknown = || Reference {
+            receiver: Receiver::Value,
+            qualifier: Vec::new(),
+            callee_receiver: Receiver::Bare,
+            ..reference.clone()
+        };
+        let Some((callee_name, callee_qualifier)) = reference.qualifier.split_last() else {
+            return self.lookup(f, owner, &unknown(), wanted);
+        };
+        let callee = Reference {
+            kind: RefKind::Call,
+            receiver: reference.callee_receiver,
+            qualifier: callee_qualifier.to_vec(),
+            name: callee_name.clone(),
+            type_args: 0,
+            args: None,
+            arg_types: Vec::new(),
+            arg_names: Vec::new(),
+            returned_args: Vec::new(),
+            passed: false,
+            callee_receiver: Receiver::Bare,
+            ..reference.clone()
+        };
+        let callees = self.lookup(f, owner, &callee, &is_callable);
+        let types: Vec<(DefRef, &Reference)> = callees
+            .iter()
+            .filter_map(|(t, ..)| self.core.return_types.get(t).map(|r| (*t, *r)))
+            .collect();
+        let same = |a: &Reference, b: &Reference| a.qualifier == b.qualifier && a.name == b.name;
+        let Some(&(at, returned)) = types.first() else {
+            return self.lookup(f, owner, &unknown(), wanted);
+        };
+        // A type from outside (`Box<dyn T>`, `List<T>`, `error`) says
+        // nothing this graph can follow: the value stays unknown.
+        let in_repository = self
+            .core
+            .by_name
+            .get(returned.name.as_str())
+            .is_some_and(|c| c.iter().any(|t| is_type_like(self.def(*t).kind)));
+        if !in_repository
+            || types.len() != callees.len()
+            || types.iter().any(|(_, r)| !same(r, returned))
+        {
+            return self.lookup(f, owner, &unknown(), wanted);
+        }
+        let level = callees
+            .iter()
+            .map(|(_, l, _)| *l)
+            .max()
+            .unwrap_or(Resolution::Scoped);
+        let mut ty = returned.qualifier.clone();
+        ty.push(returned.name.clone());
+        let typed = Reference {
+            receiver: Receiver::Typed,
+            qualifier: ty,
+            owner: Some(at.def),
+            callee_receiver: Receiver::Bare,
+            ..reference.clone()
+        };
+        self.lookup(at.file, Some(at), &typed, wanted)
+            .into_iter()
+            .map(|(t, l, n)| (t, l.max(level), n))
+            .collect()
     }
 
     /// Whether the module file `f` is (Rust, Python, JavaScript) declares
@@ -2319,6 +2408,7 @@ impl<'a> DefIndex<'a> {
                 param: None,
                 param_depth: 0,
                 passed: false,
+                callee_receiver: Receiver::Bare,
             };
             if qualifier_ref.name == reference.name {
                 return None;
@@ -2609,7 +2699,8 @@ impl Found {
             | RefKind::New
             | RefKind::Macro
             | RefKind::Returns
-            | RefKind::CallsParameter => EdgeKind::Calls,
+            | RefKind::CallsParameter
+            | RefKind::ReturnType => EdgeKind::Calls,
             RefKind::Implements => EdgeKind::Implements,
             RefKind::Base if is_interface(to) && !is_interface(from) => EdgeKind::Implements,
             RefKind::Base => EdgeKind::Inherits,

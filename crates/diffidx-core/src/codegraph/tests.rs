@@ -1637,3 +1637,123 @@ fn go_updates_equal_a_full_build() {
     assert!(redo.contains("go/a/a.go"), "{redo:?}");
     assert_update_equals_full_build(&lone, &moved, &redo);
 }
+
+#[test]
+fn a_value_a_call_returned_has_the_type_its_callee_declares() {
+    let files = tree(&[
+        (
+            "build/build.go",
+            "package build\n\n\
+             type Builder struct{}\n\n\
+             func (b *Builder) Build() {}\n\n\
+             type Site struct{}\n\n\
+             func (s *Site) Build() {}\n\n\
+             func NewBuilder() (*Builder, error) { return &Builder{}, nil }\n\n\
+             func newSite() *Site { return &Site{} }\n\n\
+             func count() int { return 0 }\n\n\
+             func local() { s := newSite(); s.Build(); newSite().Build() }\n",
+        ),
+        (
+            "main.go",
+            "package main\n\n\
+             import \"example.com/tool/build\"\n\n\
+             func main() { b, err := build.NewBuilder(); b.Build(); _ = err }\n\n\
+             func second() { _, b := two(); b.Build() }\n\n\
+             func two() (int, *build.Site) { return 0, nil }\n",
+        ),
+        (
+            "src/Jobs.java",
+            "package jobs;\n\
+             class Factory { static Job make() { return new Job(); } static Object any() { return null; } }\n\
+             class Job { void run() {} }\n\
+             class Task { void run() {} }\n\
+             class Use {\n\
+               void go() { var j = Factory.make(); j.run(); Factory.make().run(); }\n\
+               void outside() { var o = Factory.any(); o.run(); }\n\
+             }\n",
+        ),
+        (
+            "src/Shop.cs",
+            "namespace Shop {\n\
+               class Cart { public void Pay() {} }\n\
+               class Wallet { public void Pay() {} }\n\
+               static class Carts { public static Cart Open() => new Cart(); }\n\
+               class Use { void Go() { var c = Carts.Open(); c.Pay(); } }\n\
+             }\n",
+        ),
+        (
+            "src/lib.rs",
+            "pub struct Store;\n\
+             impl Store { pub fn add(&self) {} }\n\
+             pub struct Other;\n\
+             impl Other { pub fn add(&self) {} }\n\
+             pub fn open() -> Store { Store }\n\
+             pub fn boxed() -> Box<Other> { Box::new(Other) }\n\
+             pub fn work() { let s = open(); s.add(); }\n\
+             pub fn work_boxed() { let b = boxed(); b.add(); }\n",
+        ),
+    ]);
+    let e = edges(&files);
+    for wanted in [
+        // The type is read where the callee is declared.
+        "main.main -CALLS/scoped-> build.Builder.Build",
+        "build.local -CALLS/scoped-> build.Site.Build",
+        "jobs.Use.go() -CALLS/scoped-> jobs.Job.run()",
+        "Shop.Use.Go() -CALLS/scoped-> Shop.Cart.Pay()",
+        "work -CALLS/scoped-> Store::add",
+    ] {
+        has(&e, wanted);
+    }
+    for unwanted in [
+        "main.main -CALLS/ambiguous-> build.Site.Build",
+        "build.local -CALLS/ambiguous-> build.Builder.Build",
+        "jobs.Use.go() -CALLS/ambiguous-> jobs.Task.run()",
+        "Shop.Use.Go() -CALLS/ambiguous-> Shop.Wallet.Pay()",
+        "work -CALLS/ambiguous-> Other::add",
+    ] {
+        lacks(&e, unwanted);
+    }
+    // A type from outside, or a result not the first, says nothing: the
+    // call is matched by name as before.
+    has(&e, "jobs.Use.outside() -CALLS/ambiguous-> jobs.Task.run()");
+    has(&e, "work_boxed -CALLS/ambiguous-> Other::add");
+    has(&e, "main.second -CALLS/ambiguous-> build.Site.Build");
+}
+
+#[test]
+fn updates_follow_what_a_declared_return_type_names() {
+    let source = |site: &str| {
+        tree(&[
+            (
+                "build/build.go",
+                "package build\n\nfunc NewSite() *Site { return nil }\n",
+            ),
+            ("build/site.go", site),
+            (
+                "main.go",
+                "package main\n\nimport \"example.com/tool/build\"\n\n\
+                 func main() { s := build.NewSite(); s.Build() }\n",
+            ),
+            (
+                "other/page.go",
+                "package other\n\ntype Page struct{}\n\nfunc (p *Page) Build() {}\n",
+            ),
+        ])
+    };
+    let before = source("package build\n\ntype Site struct{}\n\nfunc (s *Site) Build() {}\n");
+    // `Site` goes: what `NewSite` returns is no type of the repository, and
+    // `s.Build()` in `main.go`, which did not change, is matched by name.
+    let after = source("package build\n\ntype Sites struct{}\n\nfunc (s *Sites) Make() {}\n");
+    let changed: BTreeSet<String> = ["build/site.go".to_owned()].into();
+    let redo = affected(&before, &after, &changed);
+    assert!(redo.contains("main.go"), "{redo:?}");
+    assert_update_equals_full_build(&before, &after, &redo);
+    has(
+        &edges(&before),
+        "main.main -CALLS/scoped-> build.Site.Build",
+    );
+    has(
+        &edges(&after),
+        "main.main -CALLS/unique_name-> other.Page.Build",
+    );
+}

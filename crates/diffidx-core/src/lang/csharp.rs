@@ -125,6 +125,14 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     graph: GraphSpec {
         refs: &[
             (
+                "method_declaration",
+                RefRole::ReturnType { field: "returns" },
+            ),
+            (
+                "local_function_statement",
+                RefRole::ReturnType { field: "type" },
+            ),
+            (
                 "argument_list",
                 RefRole::FunctionsPassed {
                     names: &["identifier", "member_access_expression"],

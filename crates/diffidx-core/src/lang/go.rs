@@ -128,6 +128,14 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                     arguments: "body",
                 },
             ),
+            (
+                "function_declaration",
+                RefRole::ReturnType { field: "result" },
+            ),
+            (
+                "method_declaration",
+                RefRole::ReturnType { field: "result" },
+            ),
         ],
         paths: &[
             ("selector_expression", "operand", "field", Qualifier::Value),

@@ -108,6 +108,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     preprocess: None,
     graph: GraphSpec {
         refs: &[
+            ("method_declaration", RefRole::ReturnType { field: "type" }),
             (
                 "method_invocation",
                 RefRole::CallSelf {

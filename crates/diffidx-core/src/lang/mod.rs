@@ -929,6 +929,7 @@ fn extract_from_tree(
             blocks: Default::default(),
             decorator: None,
             ancestors: Default::default(),
+            returned_on: Default::default(),
         };
         refs.walk(tree);
         let ranges: Vec<Range<usize>> = walker.raw.iter().map(|r| r.bytes.clone()).collect();

@@ -176,6 +176,10 @@ pub enum RefRole {
         name: &'static str,
         ty: &'static str,
     },
+    /// A function declared with the type it returns in field `field` (the
+    /// first of several results, Go's `(*T, error)`): what a call on its
+    /// result runs ([`RefKind::ReturnType`]).
+    ReturnType { field: &'static str },
     /// `impl Trait for Type`: the type implements the trait.
     ImplTrait { tr: &'static str, ty: &'static str },
     /// C# `using` directive (`global`, `static` and aliases).
@@ -350,6 +354,9 @@ pub(crate) struct RefWalker<'a> {
     pub ancestors: std::cell::RefCell<Vec<Node<'a>>>,
     /// What each block binds, read once.
     pub blocks: std::cell::RefCell<super::values::Blocks>,
+    /// For each callee (by node id) found on what a call returned: what
+    /// that call was made on, kept from finding it.
+    pub returned_on: std::cell::RefCell<std::collections::HashMap<usize, Receiver>>,
 }
 
 /// How many variables deep a receiver's type is followed (`let a = b;`).
@@ -481,6 +488,9 @@ impl<'a> RefWalker<'a> {
                 if let Some((receiver, qualifier, name)) = self.split_name(callee) {
                     let mut reference =
                         self.reference(RefKind::Call, receiver, qualifier, name, node);
+                    if receiver == Receiver::Returned {
+                        reference.callee_receiver = self.returned_on(callee);
+                    }
                     reference.type_args = self.type_args(callee);
                     let reference = self.with_arguments(reference, args);
                     self.push(node, reference);
@@ -504,7 +514,11 @@ impl<'a> RefWalker<'a> {
                     Some(_) => self.split_name(node),
                 };
                 if let Some((receiver, qualifier, name)) = parts {
-                    let reference = self.reference(RefKind::Call, receiver, qualifier, name, node);
+                    let mut reference =
+                        self.reference(RefKind::Call, receiver, qualifier, name, node);
+                    if receiver == Receiver::Returned {
+                        reference.callee_receiver = self.returned_on(node);
+                    }
                     let reference =
                         self.with_arguments(reference, node.child_by_field_name(arguments));
                     self.push(node, reference);
@@ -631,6 +645,24 @@ impl<'a> RefWalker<'a> {
                     if let Some(ty) = node.child_by_field_name(ty) {
                         self.base(ty, None);
                     }
+                }
+            }
+            RefRole::ReturnType { field } => {
+                let Some(mut ty) = node.child_by_field_name(field) else {
+                    return;
+                };
+                if self.spec.parameter_lists.contains(&ty.kind()) {
+                    let Some(first) = ty.named_child(0) else {
+                        return;
+                    };
+                    ty = first.child_by_field_name("type").unwrap_or(first);
+                }
+                if let Some(segments) = self.declared_type(ty) {
+                    let (qualifier, name) = split_last(segments);
+                    let receiver = path_receiver(&qualifier);
+                    let reference =
+                        self.reference(RefKind::ReturnType, receiver, qualifier, name, ty);
+                    self.push(ty, reference);
                 }
             }
             RefRole::ImplTrait { tr, ty } => {
@@ -1258,6 +1290,7 @@ impl<'a> RefWalker<'a> {
             param: None,
             param_depth: 0,
             passed: false,
+            callee_receiver: Receiver::Bare,
         }
     }
 
@@ -1458,6 +1491,19 @@ impl<'a> RefWalker<'a> {
                     return (Receiver::Typed, ty, name);
                 }
             }
+            // What a call returned: the type its callee is declared to return.
+            let role = self.roles.get(self.unwrap(qualifier).kind_id() as usize);
+            let is_call = matches!(
+                role.copied().flatten(),
+                Some(RefRole::Call { .. } | RefRole::CallSelf { .. })
+            );
+            if plain || segments.is_none() || is_call {
+                if let Some((on, mut callee, callee_name)) = self.returned_callee(at, qualifier) {
+                    self.returned_on.borrow_mut().insert(at.id(), on);
+                    callee.push(callee_name);
+                    return (Receiver::Returned, callee, name);
+                }
+            }
         }
         match (what, segments) {
             (Qualifier::Value, Some(segments)) if segments.len() == 1 => {
@@ -1534,6 +1580,27 @@ impl<'a> RefWalker<'a> {
     }
 
     fn binding_type(&self, at: Node<'a>, name: &str, typing: Typing) -> Option<Vec<String>> {
+        self.nearest_binding(at, name, |child, parent| {
+            self.binding(child, parent, name, 0, typing)
+        })
+    }
+
+    /// The value a local `name` seen from `at` was declared with, where its
+    /// nearest declaration shows no type (`b := newBuilder()`, `var b =
+    /// make()`; the first of `b, err := newBuilder()`).
+    fn bound_value(&self, at: Node<'a>, name: &str) -> Option<Node<'a>> {
+        self.nearest_binding(at, name, |child, _| self.declared_value(child, name, 0))
+            .flatten()
+    }
+
+    /// What `of` finds first among the declarations before `at` in its
+    /// ancestors, nearest first.
+    fn nearest_binding<T>(
+        &self,
+        at: Node<'a>,
+        name: &str,
+        of: impl Fn(Node<'a>, Node<'a>) -> Option<T>,
+    ) -> Option<T> {
         if self.spec.bindings.is_empty() || self.spec.this_words.contains(&name) {
             return None;
         }
@@ -1543,7 +1610,7 @@ impl<'a> RefWalker<'a> {
         self.typing_depth.set(self.typing_depth.get() + 1);
         let mut found = None;
         let mut node = at;
-        'up: while let Some(parent) = node.parent() {
+        'up: while let Some(parent) = self.up(node) {
             let mut cursor = parent.walk();
             let mut after = false;
             for child in parent.named_children(&mut cursor) {
@@ -1556,7 +1623,7 @@ impl<'a> RefWalker<'a> {
                 if after && !self.spec.members_anywhere.contains(&child.kind()) {
                     continue;
                 }
-                if let Some(ty) = self.binding(child, parent, name, 0, typing) {
+                if let Some(ty) = of(child, parent) {
                     found = Some(ty);
                     break 'up;
                 }
@@ -1640,6 +1707,136 @@ impl<'a> RefWalker<'a> {
                 made.or(declared)
             }
         }
+    }
+
+    /// For a declaration `node` of `name`: the value it is declared with
+    /// when it shows no type (`Some(None)`: declared otherwise).
+    fn declared_value(&self, node: Node<'a>, name: &str, depth: u8) -> Option<Option<Node<'a>>> {
+        let (_, binding) = self.spec.bindings.iter().find(|(k, _)| *k == node.kind())?;
+        match *binding {
+            Binding::Group if depth == 0 => {
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                children
+                    .into_iter()
+                    .find_map(|c| self.declared_value(c, name, 1))
+            }
+            Binding::Group => None,
+            Binding::Named { name: n, ty, value } => {
+                let declared = node.child_by_field_name(n)?;
+                // `a, err := f()`: the first name holds the first result.
+                let mut cursor = declared.walk();
+                let names: Vec<&str> = if declared.named_child_count() > 0 {
+                    declared
+                        .named_children(&mut cursor)
+                        .map(|c| self.text(c).trim())
+                        .collect()
+                } else {
+                    vec![self.text(declared).trim()]
+                };
+                let position = names.iter().position(|d| *d == name)?;
+                if position > 0 || node.child_by_field_name(ty).is_some() {
+                    return Some(None);
+                }
+                Some(value.and_then(|v| node.child_by_field_name(v)))
+            }
+            Binding::Declarators {
+                inner, declarator, ..
+            } => {
+                let decl = match inner {
+                    Some(kind) => {
+                        let mut cursor = node.walk();
+                        let found = node.named_children(&mut cursor).find(|c| c.kind() == kind);
+                        found?
+                    }
+                    None => node,
+                };
+                let mut cursor = decl.walk();
+                let target = decl
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() == declarator)
+                    .find(|d| {
+                        d.child_by_field_name("name")
+                            .is_some_and(|n| self.text(n).trim() == name)
+                    })?;
+                let shown = decl
+                    .child_by_field_name("type")
+                    .is_some_and(|t| self.text(t).trim() != "var");
+                if shown {
+                    return Some(None);
+                }
+                let mut cursor = target.walk();
+                let value = target.named_children(&mut cursor).last();
+                Some(
+                    value.filter(|v| {
+                        Some(v.id()) != target.child_by_field_name("name").map(|n| n.id())
+                    }),
+                )
+            }
+        }
+    }
+
+    /// The call whose result a qualifier is (`newBuilder().Build()`) or
+    /// holds (`b := newBuilder(); b.Build()`), as its callee's (receiver,
+    /// qualifier, name); only in languages whose functions declare the type
+    /// they return (a [`RefRole::ReturnType`] in the table).
+    fn returned_callee(
+        &self,
+        at: Node<'a>,
+        qualifier: Node<'a>,
+    ) -> Option<(Receiver, Vec<String>, String)> {
+        let declares_returns = self
+            .spec
+            .refs
+            .iter()
+            .any(|(_, r)| matches!(r, RefRole::ReturnType { .. }));
+        if !declares_returns {
+            return None;
+        }
+        let qualifier = self.unwrap(qualifier);
+        let value = if qualifier.named_child_count() == 0 {
+            self.bound_value(at, self.text(qualifier).trim())?
+        } else {
+            qualifier
+        };
+        let value = self.unwrap(value);
+        let callee = match self
+            .roles
+            .get(value.kind_id() as usize)
+            .copied()
+            .flatten()?
+        {
+            RefRole::Call { function, .. } => self.split_name(value.child_by_field_name(function)?),
+            RefRole::CallSelf { object, name, .. } => match value.child_by_field_name(object) {
+                Some(_) => self.split_name(value),
+                None => Some((
+                    Receiver::Bare,
+                    Vec::new(),
+                    self.text(value.child_by_field_name(name)?)
+                        .trim()
+                        .to_owned(),
+                )),
+            },
+            _ => None,
+        }?;
+        // One call deep: a chain's inner results are values of unknown type.
+        (callee.0 != Receiver::Returned).then_some(callee)
+    }
+
+    /// For a call `Receiver::Returned` was found for: what its callee was
+    /// made on.
+    fn returned_on(&self, call: Node<'a>) -> Receiver {
+        let call = self.unwrap(call);
+        if let Some(on) = self.returned_on.borrow().get(&call.id()) {
+            return *on;
+        }
+        let qualifier = self
+            .path_form(call.kind())
+            .and_then(|(q, _, _)| (!q.is_empty()).then(|| call.child_by_field_name(q)))
+            .flatten();
+        qualifier
+            .and_then(|q| self.returned_callee(call, q))
+            .map_or(Receiver::Bare, |(receiver, ..)| receiver)
     }
 
     /// Whether some `kind` node under `block` assigns to `name`.

@@ -88,6 +88,12 @@ pub static SPEC: LanguageSpec = LanguageSpec {
     graph: GraphSpec {
         refs: &[
             (
+                "function_item",
+                RefRole::ReturnType {
+                    field: "return_type",
+                },
+            ),
+            (
                 "arguments",
                 RefRole::FunctionsPassed {
                     names: &["scoped_identifier"],
