@@ -1659,7 +1659,12 @@ fn a_value_a_call_returned_has_the_type_its_callee_declares() {
              import \"example.com/tool/build\"\n\n\
              func main() { b, err := build.NewBuilder(); b.Build(); _ = err }\n\n\
              func second() { _, b := two(); b.Build() }\n\n\
-             func two() (int, *build.Site) { return 0, nil }\n",
+             func two() (int, *build.Site) { return 0, nil }\n\n\
+             type Local struct{}\n\n\
+             func (l *Local) Build() {}\n\n\
+             func NewBuilder() *Local { return nil }\n\n\
+             func third() { b, _ := build.NewBuilder(); apply(b.Build) }\n\n\
+             func apply(f func()) { f() }\n",
         ),
         (
             "src/Jobs.java",
@@ -1697,6 +1702,8 @@ fn a_value_a_call_returned_has_the_type_its_callee_declares() {
     for wanted in [
         // The type is read where the callee is declared.
         "main.main -CALLS/scoped-> build.Builder.Build",
+        // Handed on: the package's `NewBuilder`, not this one's.
+        "main.third -CALLS/scoped-> build.Builder.Build",
         "build.local -CALLS/scoped-> build.Site.Build",
         "jobs.Use.go() -CALLS/scoped-> jobs.Job.run()",
         "Shop.Use.Go() -CALLS/scoped-> Shop.Cart.Pay()",
@@ -1706,6 +1713,8 @@ fn a_value_a_call_returned_has_the_type_its_callee_declares() {
     }
     for unwanted in [
         "main.main -CALLS/ambiguous-> build.Site.Build",
+        "main.main -CALLS/scoped-> main.Local.Build",
+        "main.third -CALLS/scoped-> main.Local.Build",
         "build.local -CALLS/ambiguous-> build.Builder.Build",
         "jobs.Use.go() -CALLS/ambiguous-> jobs.Task.run()",
         "Shop.Use.Go() -CALLS/ambiguous-> Shop.Wallet.Pay()",

@@ -548,6 +548,9 @@ impl<'a> RefWalker<'a> {
                         self.reference(RefKind::Call, receiver, qualifier, name, node);
                     // Named, not called here: found by scope, type or path.
                     reference.passed = true;
+                    if receiver == Receiver::Returned {
+                        reference.callee_receiver = self.returned_on(node);
+                    }
                     reference
                 };
                 self.push(node, reference);
@@ -636,6 +639,9 @@ impl<'a> RefWalker<'a> {
                         let mut reference =
                             self.reference(RefKind::Call, receiver, qualifier, name, value);
                         reference.passed = true;
+                        if receiver == Receiver::Returned {
+                            reference.callee_receiver = self.returned_on(value);
+                        }
                         self.push(value, reference);
                     }
                 }
@@ -1823,8 +1829,9 @@ impl<'a> RefWalker<'a> {
         (callee.0 != Receiver::Returned).then_some(callee)
     }
 
-    /// For a call `Receiver::Returned` was found for: what its callee was
-    /// made on.
+    /// For a callee `Receiver::Returned` was found for (the node given to
+    /// [`RefWalker::split_name`]): what the call that returned was made on.
+    /// Every reference made from such a split sets it.
     fn returned_on(&self, call: Node<'a>) -> Receiver {
         let call = self.unwrap(call);
         if let Some(on) = self.returned_on.borrow().get(&call.id()) {
