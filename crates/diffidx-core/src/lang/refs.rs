@@ -1676,30 +1676,9 @@ impl<'a> RefWalker<'a> {
                 declarator,
                 narrowed_unless_assigned,
             } => {
-                let decl = match inner {
-                    Some(kind) => {
-                        let mut cursor = node.walk();
-                        let found = node.named_children(&mut cursor).find(|c| c.kind() == kind);
-                        found?
-                    }
-                    None => node,
-                };
-                let mut cursor = decl.walk();
-                let target = decl
-                    .named_children(&mut cursor)
-                    .filter(|c| c.kind() == declarator)
-                    .find(|d| {
-                        d.child_by_field_name("name")
-                            .is_some_and(|n| self.text(n).trim() == name)
-                    })?;
+                let (decl, target) = self.declarator(node, inner, declarator, name)?;
                 let ty = decl.child_by_field_name("type")?;
-                let value = || {
-                    let mut cursor = target.walk();
-                    let value = target.named_children(&mut cursor).last();
-                    value.filter(|v| {
-                        Some(v.id()) != target.child_by_field_name("name").map(|n| n.id())
-                    })
-                };
+                let value = || declarator_value(target);
                 if self.text(ty).trim() == "var" {
                     return self.value_type(value()?);
                 }
@@ -1713,6 +1692,34 @@ impl<'a> RefWalker<'a> {
                 made.or(declared)
             }
         }
+    }
+
+    /// The declarator of `name` in a declaration of several (`int a, b =
+    /// 1;`), and the node that holds the declarators (and the type).
+    fn declarator(
+        &self,
+        node: Node<'a>,
+        inner: Option<&str>,
+        declarator: &str,
+        name: &str,
+    ) -> Option<(Node<'a>, Node<'a>)> {
+        let decl = match inner {
+            Some(kind) => {
+                let mut cursor = node.walk();
+                let found = node.named_children(&mut cursor).find(|c| c.kind() == kind);
+                found?
+            }
+            None => node,
+        };
+        let mut cursor = decl.walk();
+        let target = decl
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() == declarator)
+            .find(|d| {
+                d.child_by_field_name("name")
+                    .is_some_and(|n| self.text(n).trim() == name)
+            })?;
+        Some((decl, target))
     }
 
     /// For a declaration `node` of `name`: the value it is declared with
@@ -1749,35 +1756,14 @@ impl<'a> RefWalker<'a> {
             Binding::Declarators {
                 inner, declarator, ..
             } => {
-                let decl = match inner {
-                    Some(kind) => {
-                        let mut cursor = node.walk();
-                        let found = node.named_children(&mut cursor).find(|c| c.kind() == kind);
-                        found?
-                    }
-                    None => node,
-                };
-                let mut cursor = decl.walk();
-                let target = decl
-                    .named_children(&mut cursor)
-                    .filter(|c| c.kind() == declarator)
-                    .find(|d| {
-                        d.child_by_field_name("name")
-                            .is_some_and(|n| self.text(n).trim() == name)
-                    })?;
+                let (decl, target) = self.declarator(node, inner, declarator, name)?;
                 let shown = decl
                     .child_by_field_name("type")
                     .is_some_and(|t| self.text(t).trim() != "var");
                 if shown {
                     return Some(None);
                 }
-                let mut cursor = target.walk();
-                let value = target.named_children(&mut cursor).last();
-                Some(
-                    value.filter(|v| {
-                        Some(v.id()) != target.child_by_field_name("name").map(|n| n.id())
-                    }),
-                )
+                Some(declarator_value(target))
             }
         }
     }
@@ -2215,6 +2201,13 @@ fn count_token_args(tree: Node<'_>, text: &str) -> u32 {
     } else {
         body.iter().filter(|t| **t == ",").count() as u32 + u32::from(body.last() != Some(&","))
     }
+}
+
+/// The value a declarator gives its name (`b = 1`), if any.
+fn declarator_value(target: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = target.walk();
+    let value = target.named_children(&mut cursor).last();
+    value.filter(|v| Some(v.id()) != target.child_by_field_name("name").map(|n| n.id()))
 }
 
 fn split_last(mut segments: Vec<String>) -> (Vec<String>, String) {
