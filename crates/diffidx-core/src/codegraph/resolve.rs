@@ -1933,11 +1933,11 @@ impl<'a> DefIndex<'a> {
             .copied()
             .filter(|c| wanted(self.def(*c).kind))
             .collect();
-        if all.is_empty() {
-            return self.through_alias(f, owner, reference, wanted);
-        }
         if reference.receiver == Receiver::Returned {
             return self.on_returned(f, owner, reference, wanted);
+        }
+        if all.is_empty() {
+            return self.through_alias(f, owner, reference, wanted);
         }
         if reference.receiver == Receiver::Value && reference.qualifier.len() == 1 {
             let rules = &self.core.files[f as usize].language.spec().graph.scope;
