@@ -355,7 +355,8 @@ pub(crate) struct RefWalker<'a> {
     /// What each block binds, read once.
     pub blocks: std::cell::RefCell<super::values::Blocks>,
     /// For each callee (by node id) found on what a call returned: what
-    /// that call was made on, kept from finding it.
+    /// that call was made on ([`Reference::callee_receiver`]), kept when
+    /// the split found it.
     pub returned_on: std::cell::RefCell<std::collections::HashMap<usize, Receiver>>,
 }
 
@@ -1816,20 +1817,13 @@ impl<'a> RefWalker<'a> {
     }
 
     /// For a callee `Receiver::Returned` was found for (the node given to
-    /// [`RefWalker::split_name`]): what the call that returned was made on.
-    /// Every reference made from such a split sets it.
-    fn returned_on(&self, call: Node<'a>) -> Receiver {
-        let call = self.unwrap(call);
-        if let Some(on) = self.returned_on.borrow().get(&call.id()) {
-            return *on;
-        }
-        let qualifier = self
-            .path_form(call.kind())
-            .and_then(|(q, _, _)| (!q.is_empty()).then(|| call.child_by_field_name(q)))
-            .flatten();
-        qualifier
-            .and_then(|q| self.returned_callee(call, q))
-            .map_or(Receiver::Bare, |(receiver, ..)| receiver)
+    /// [`RefWalker::split_name`]): what the call that returned was made on,
+    /// as finding it kept it. Every reference made from such a split sets
+    /// it.
+    fn returned_on(&self, callee: Node<'a>) -> Receiver {
+        let callee = self.unwrap(callee);
+        let on = self.returned_on.borrow().get(&callee.id()).copied();
+        on.unwrap_or(Receiver::Bare)
     }
 
     /// Whether some `kind` node under `block` assigns to `name`.
