@@ -2049,12 +2049,7 @@ impl<'a> DefIndex<'a> {
                     // member: inherited from outside, or a trait's default
                     // method; matched by name below. A type from outside
                     // (`List.Add`) is no call into the repository.
-                    let known = self
-                        .core
-                        .by_name
-                        .get(ty)
-                        .is_some_and(|c| c.iter().any(|t| is_type_like(self.def(*t).kind)));
-                    if !known {
+                    if !self.declares_type(ty) {
                         return Vec::new();
                     }
                 } else if reference.receiver != Receiver::PathOrValue
@@ -2145,12 +2140,7 @@ impl<'a> DefIndex<'a> {
         };
         // A type from outside (`Box<dyn T>`, `List<T>`, `error`) says
         // nothing this graph can follow: the value stays unknown.
-        let in_repository = self
-            .core
-            .by_name
-            .get(returned.name.as_str())
-            .is_some_and(|c| c.iter().any(|t| is_type_like(self.def(*t).kind)));
-        if !in_repository
+        if !self.declares_type(&returned.name)
             || types.len() != callees.len()
             || types.iter().any(|(_, r)| !same(r, returned))
         {
@@ -2235,6 +2225,15 @@ impl<'a> DefIndex<'a> {
     /// `ValueTask.FromResult(x)`, `Substitute.For<T>()`: a capitalized head
     /// that is no local (those are typed, or lower case by convention) and
     /// that nothing in the repository declares is a type from outside.
+    /// Whether the repository declares a type (class, struct, ...) of this
+    /// name.
+    fn declares_type(&self, name: &str) -> bool {
+        self.core
+            .by_name
+            .get(name)
+            .is_some_and(|c| c.iter().any(|t| is_type_like(self.def(*t).kind)))
+    }
+
     fn names_an_outside_type(&self, qualifier: &[String]) -> bool {
         qualifier.first().is_some_and(|head| {
             head.starts_with(|c: char| c.is_uppercase())

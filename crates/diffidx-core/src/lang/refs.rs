@@ -309,6 +309,16 @@ pub struct ScopeRules {
     pub local_names: &'static [(&'static str, &'static str)],
 }
 
+impl GraphSpec {
+    /// Whether the language's functions declare the type they return (a
+    /// [`RefRole::ReturnType`] in the table).
+    pub fn declares_return_types(&self) -> bool {
+        self.refs
+            .iter()
+            .any(|(_, r)| matches!(r, RefRole::ReturnType { .. }))
+    }
+}
+
 impl ScopeRules {
     /// Names resolve across the repository by name and enclosing scope, with
     /// no module paths (Python, Java, Go, TypeScript until imports are read).
@@ -1653,11 +1663,7 @@ impl<'a> RefWalker<'a> {
         let (_, binding) = self.spec.bindings.iter().find(|(k, _)| *k == node.kind())?;
         match *binding {
             Binding::Group if depth == 0 => {
-                let mut cursor = node.walk();
-                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                children
-                    .into_iter()
-                    .find_map(|c| self.binding(c, block, name, 1, typing))
+                first_member(node, |c| self.binding(c, block, name, 1, typing))
             }
             Binding::Group => None,
             Binding::Named { name: n, ty, value } => {
@@ -1728,13 +1734,7 @@ impl<'a> RefWalker<'a> {
     fn declared_value(&self, node: Node<'a>, name: &str, depth: u8) -> Option<Option<Node<'a>>> {
         let (_, binding) = self.spec.bindings.iter().find(|(k, _)| *k == node.kind())?;
         match *binding {
-            Binding::Group if depth == 0 => {
-                let mut cursor = node.walk();
-                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                children
-                    .into_iter()
-                    .find_map(|c| self.declared_value(c, name, 1))
-            }
+            Binding::Group if depth == 0 => first_member(node, |c| self.declared_value(c, name, 1)),
             Binding::Group => None,
             Binding::Named { name: n, ty, value } => {
                 let declared = node.child_by_field_name(n)?;
@@ -1778,12 +1778,7 @@ impl<'a> RefWalker<'a> {
         at: Node<'a>,
         qualifier: Node<'a>,
     ) -> Option<(Receiver, Vec<String>, String)> {
-        let declares_returns = self
-            .spec
-            .refs
-            .iter()
-            .any(|(_, r)| matches!(r, RefRole::ReturnType { .. }));
-        if !declares_returns {
+        if !self.spec.declares_return_types() {
             return None;
         }
         let qualifier = self.unwrap(qualifier);
@@ -2195,6 +2190,14 @@ fn count_token_args(tree: Node<'_>, text: &str) -> u32 {
     } else {
         body.iter().filter(|t| **t == ",").count() as u32 + u32::from(body.last() != Some(&","))
     }
+}
+
+/// What `find` finds first among the members of a group of bindings (a
+/// parameter list).
+fn first_member<'t, T>(group: Node<'t>, find: impl FnMut(Node<'t>) -> Option<T>) -> Option<T> {
+    let mut cursor = group.walk();
+    let members: Vec<Node<'t>> = group.named_children(&mut cursor).collect();
+    members.into_iter().find_map(find)
 }
 
 /// The value a declarator gives its name (`b = 1`), if any.
