@@ -789,6 +789,14 @@ fn a_call_through_an_interface_or_a_base_reaches_the_overrides() {
         [through("p.Report.total(Shape)", None)],
         "{answer}"
     );
+    // What the call may run: the declaration it names and its override,
+    // not a same-named method of an unrelated class.
+    let answer = json(&repo, &["graph", "p.Report.total", "--callees", "--json"]);
+    assert_eq!(
+        qualnames(&answer["callees"]),
+        ["p.Circle.area()", "p.Shape.area()"],
+        "{answer}"
+    );
     // A change to the override puts the interface's callers at risk.
     repo.write(
         "src/p/Circle.java",

@@ -21,7 +21,7 @@ pub use resolve::{
 
 /// Bumped whenever facts or resolution change meaning: a graph built with
 /// another version is rebuilt from the tree.
-pub const GRAPH_VERSION: &str = "18";
+pub const GRAPH_VERSION: &str = "19";
 
 /// The qualname of a file's module node: the caller of the code outside
 /// any declaration (top-level statements, decorators, initializers).
@@ -92,6 +92,21 @@ pub fn affected(
         }
         if names.len() == before {
             break;
+        }
+    }
+    // A call on a base type's value runs the overrides in its subtypes:
+    // a type whose bases changed changes what calls of its members run.
+    let types = names.clone();
+    let versions = new
+        .values()
+        .chain(changed.iter().filter_map(|path| old.get(path)));
+    for file in versions {
+        let defs = &file.facts.defs;
+        for d in defs {
+            let parent = d.parent.and_then(|p| defs.get(p as usize));
+            if parent.is_some_and(|p| types.contains(&p.name)) {
+                names.insert(d.name.clone());
+            }
         }
     }
     let mut out: BTreeSet<String> = changed

@@ -197,10 +197,11 @@ fn key_ends_with(full: &str, suffix: &str) -> bool {
 /// that resolves files makes its own `DefIndex` of it, with its own memo.
 pub struct DefIndex<'a> {
     core: Arc<IndexCore<'a>>,
-    /// Resolved base types of each type-like declaration.
-    bases: Arc<HashMap<DefRef, Vec<DefRef>>>,
+    hierarchy: Arc<Hierarchy>,
     /// [`DefIndex::bases_of`], per type asked about.
     type_bases: std::cell::RefCell<HashMap<DefRef, std::rc::Rc<Vec<DefRef>>>>,
+    /// [`DefIndex::overrides_of`], per member asked about.
+    member_overrides: std::cell::RefCell<HashMap<DefRef, std::rc::Rc<Vec<DefRef>>>>,
     /// The scope of each (file, declaration) asked about: references in
     /// one declaration share it.
     scopes: std::cell::RefCell<HashMap<ScopeKey, std::rc::Rc<Scope>>>,
@@ -218,13 +219,21 @@ pub struct DefIndex<'a> {
 #[derive(Clone)]
 pub struct SharedIndex<'a> {
     core: Arc<IndexCore<'a>>,
-    bases: Arc<HashMap<DefRef, Vec<DefRef>>>,
+    hierarchy: Arc<Hierarchy>,
+}
+
+/// The resolved base types of each type-like declaration, and the
+/// subtypes that name each as a base.
+#[derive(Default)]
+struct Hierarchy {
+    bases: HashMap<DefRef, Vec<DefRef>>,
+    subtypes: HashMap<DefRef, Vec<DefRef>>,
 }
 
 impl<'a> SharedIndex<'a> {
     /// An index of the same declarations, with an empty memo.
     pub fn index(&self) -> DefIndex<'a> {
-        DefIndex::of(Arc::clone(&self.core), Arc::clone(&self.bases))
+        DefIndex::of(Arc::clone(&self.core), Arc::clone(&self.hierarchy))
     }
 }
 
@@ -664,11 +673,12 @@ impl<'a> DefIndex<'a> {
         index
     }
 
-    fn of(core: Arc<IndexCore<'a>>, bases: Arc<HashMap<DefRef, Vec<DefRef>>>) -> DefIndex<'a> {
+    fn of(core: Arc<IndexCore<'a>>, hierarchy: Arc<Hierarchy>) -> DefIndex<'a> {
         DefIndex {
             core,
-            bases,
+            hierarchy,
             type_bases: std::cell::RefCell::new(HashMap::default()),
+            member_overrides: std::cell::RefCell::new(HashMap::default()),
             scopes: std::cell::RefCell::new(HashMap::default()),
             reexports: std::cell::RefCell::new(HashMap::default()),
             name_imports: std::cell::RefCell::new(HashMap::default()),
@@ -679,7 +689,7 @@ impl<'a> DefIndex<'a> {
     pub fn share(&self) -> SharedIndex<'a> {
         SharedIndex {
             core: Arc::clone(&self.core),
-            bases: Arc::clone(&self.bases),
+            hierarchy: Arc::clone(&self.hierarchy),
         }
     }
 
@@ -714,10 +724,21 @@ impl<'a> DefIndex<'a> {
                 }
             }
         }
-        self.bases = Arc::new(bases);
+        let mut subtypes: HashMap<DefRef, Vec<DefRef>> = HashMap::default();
+        for (t, of_t) in &bases {
+            for b in of_t {
+                subtypes.entry(*b).or_default().push(*t);
+            }
+        }
+        for found in subtypes.values_mut() {
+            found.sort_unstable();
+            found.dedup();
+        }
+        self.hierarchy = Arc::new(Hierarchy { bases, subtypes });
         // What was found while linking lacked the bases.
         self.scopes.borrow_mut().clear();
         self.type_bases.borrow_mut().clear();
+        self.member_overrides.borrow_mut().clear();
     }
 
     /// The type a declaration belongs to (itself, for a type).
@@ -781,7 +802,7 @@ impl<'a> DefIndex<'a> {
         while !frontier.is_empty() {
             let mut next = Vec::new();
             for t in frontier {
-                for b in self.bases.get(&t).into_iter().flatten() {
+                for b in self.hierarchy.bases.get(&t).into_iter().flatten() {
                     if seen.insert(*b) {
                         out.push(*b);
                         next.push(*b);
@@ -840,6 +861,83 @@ impl<'a> DefIndex<'a> {
                 !types.contains(&owner) && self.bases_of(owner).iter().any(|b| types.contains(b))
             })
             .collect()
+    }
+
+    /// What a call of the `hits` on a value of their declared type may run
+    /// besides (where the language dispatches to overrides): the members
+    /// of `candidates` that override one in a subtype of its type, each a
+    /// target at most scoped. More than [`MAX_CANDIDATES`] say nothing a
+    /// reader can use (an interface every node of a tree implements), so
+    /// the call keeps its declared targets only.
+    fn overrides(
+        &self,
+        f: u32,
+        hits: &[(DefRef, Resolution, u32)],
+        candidates: &[DefRef],
+        reference: &Reference,
+    ) -> Vec<(DefRef, Resolution, u32)> {
+        let rules = &self.core.files[f as usize].language.spec().graph.scope;
+        if !rules.dispatches_to_overrides || reference.kind != RefKind::Call {
+            return Vec::new();
+        }
+        let mut found: Vec<DefRef> = Vec::new();
+        for (t, ..) in hits {
+            for o in self.overrides_of(*t).iter() {
+                if !found.contains(o) && !hits.iter().any(|(h, ..)| h == o) {
+                    found.push(*o);
+                }
+            }
+            // Too many to read, as below; and each is checked against
+            // the candidates.
+            if found.len() > 4 * MAX_CANDIDATES {
+                return Vec::new();
+            }
+        }
+        found.retain(|o| candidates.contains(o));
+        let found = pick_overloads(self, found, reference);
+        if found.is_empty() || found.len() > MAX_CANDIDATES {
+            return Vec::new();
+        }
+        let level = hits
+            .iter()
+            .map(|(_, l, _)| *l)
+            .max()
+            .unwrap_or(Resolution::Scoped)
+            .max(Resolution::Scoped);
+        let n = (found.len() + hits.len()) as u32;
+        found.into_iter().map(|t| (t, level, n)).collect()
+    }
+
+    /// The members of `member`'s name in the subtypes of its type, at any
+    /// depth, computed once.
+    fn overrides_of(&self, member: DefRef) -> std::rc::Rc<Vec<DefRef>> {
+        if let Some(found) = self.member_overrides.borrow().get(&member) {
+            return std::rc::Rc::clone(found);
+        }
+        let mut subtypes: Vec<DefRef> = Vec::new();
+        if let Some(parent) = self.def(member).parent {
+            let owner = DefRef {
+                file: member.file,
+                def: parent,
+            };
+            // Cycles stop (`A : B`, `B : A` in code that does not build).
+            let mut seen: HashSet<DefRef> = HashSet::from_iter([owner]);
+            let mut frontier = vec![owner];
+            while let Some(t) = frontier.pop() {
+                for s in self.hierarchy.subtypes.get(&t).into_iter().flatten() {
+                    if seen.insert(*s) {
+                        subtypes.push(*s);
+                        frontier.push(*s);
+                    }
+                }
+            }
+        }
+        let name = &self.def(member).name;
+        let found = std::rc::Rc::new(self.members(&subtypes, name, &is_callable));
+        self.member_overrides
+            .borrow_mut()
+            .insert(member, std::rc::Rc::clone(&found));
+        found
     }
 
     /// The members named `name` of the containers: declared in them, or
@@ -1870,7 +1968,7 @@ impl<'a> DefIndex<'a> {
                 let own = self.own_types(owner);
                 let bases = own
                     .iter()
-                    .flat_map(|t| self.bases.get(t).into_iter().flatten())
+                    .flat_map(|t| self.hierarchy.bases.get(t).into_iter().flatten())
                     .copied()
                     .filter(|b| !is_interface(self.def(*b).kind))
                     .collect();
@@ -2032,7 +2130,12 @@ impl<'a> DefIndex<'a> {
                         Receiver::Typed => level.max(Resolution::Scoped),
                         _ => level,
                     };
-                    return done(found, level);
+                    let mut hits = done(found, level);
+                    if reference.receiver == Receiver::Typed {
+                        let overrides = self.overrides(f, &hits, &all, reference);
+                        hits.extend(overrides);
+                    }
+                    return hits;
                 }
                 if reference.operator {
                     // An operator runs its operand type's method or

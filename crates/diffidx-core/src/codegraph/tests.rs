@@ -448,6 +448,39 @@ fn affected_files_cover_every_changed_resolution() {
     }
 }
 
+/// A class that comes to implement an interface changes what calls on
+/// the interface's values run, in files that did not change.
+#[test]
+fn a_new_base_rederives_the_calls_its_overrides_may_answer() {
+    let till = "package shop;\nclass Till { void take(Pay p) { p.charge(5); } }\n";
+    let pay = "package shop;\ninterface Pay { void charge(int cents); }\n";
+    let cash = "package shop;\nclass Cash { public void charge(int cents) {} }\n";
+    let before = tree(&[
+        ("src/shop/Till.java", till),
+        ("src/shop/Pay.java", pay),
+        ("src/shop/Cash.java", cash),
+    ]);
+    let after = tree(&[
+        ("src/shop/Till.java", till),
+        ("src/shop/Pay.java", pay),
+        (
+            "src/shop/Cash.java",
+            &cash.replace("class Cash", "class Cash implements Pay"),
+        ),
+    ]);
+    let changed: BTreeSet<String> = ["src/shop/Cash.java".to_owned()].into();
+    let redo = affected(&before, &after, &changed);
+    assert!(redo.contains("src/shop/Till.java"), "{redo:?}");
+    has(
+        &edges(&after),
+        "shop.Till.take(Pay) -CALLS/scoped-> shop.Cash.charge(int)",
+    );
+    lacks(
+        &edges(&before),
+        "shop.Till.take(Pay) -CALLS/scoped-> shop.Cash.charge(int)",
+    );
+}
+
 #[test]
 fn directories_chain_up_to_the_root() {
     let dirs = directories(["a/b/c.rs", "a/d.rs", "e.rs"]);
@@ -716,6 +749,48 @@ fn java_receivers_are_typed_by_their_declarations() {
         has(&e, wanted);
     }
     lacks(&e, "a.Shop.buy(Cart) -CALLS/ambiguous-> a.Basket.add()");
+}
+
+#[test]
+fn java_calls_on_a_declared_type_reach_the_overrides_in_its_subtypes() {
+    let files = tree(&[
+        (
+            "src/shop/Pay.java",
+            "package shop;\ninterface Pay { void charge(int cents); }\n\
+             abstract class Card implements Pay { public void charge(int cents) {} }\n\
+             class Visa extends Card { public void charge(int cents) {} }\n\
+             class Cash implements Pay { public void charge(int cents) {} void charge() {} }\n",
+        ),
+        (
+            "src/shop/Till.java",
+            "package shop;\nclass Till {\n\
+             void take(Pay p) { p.charge(5); }\n\
+             void swipe(Card c) { c.charge(5); }\n\
+             void exact(Visa v) { v.charge(5); }\n}\n",
+        ),
+    ]);
+    let e = edges(&files);
+    for wanted in [
+        "shop.Till.take(Pay) -CALLS/scoped-> shop.Pay.charge(int)",
+        "shop.Till.take(Pay) -CALLS/scoped-> shop.Card.charge(int)",
+        "shop.Till.take(Pay) -CALLS/scoped-> shop.Visa.charge(int)",
+        "shop.Till.take(Pay) -CALLS/scoped-> shop.Cash.charge(int)",
+        "shop.Till.swipe(Card) -CALLS/scoped-> shop.Card.charge(int)",
+        "shop.Till.swipe(Card) -CALLS/scoped-> shop.Visa.charge(int)",
+        "shop.Till.exact(Visa) -CALLS/scoped-> shop.Visa.charge(int)",
+    ] {
+        has(&e, wanted);
+    }
+    // An overload of another arity, and a type beside the receiver's.
+    lacks(&e, "shop.Till.take(Pay) -CALLS/scoped-> shop.Cash.charge()");
+    lacks(
+        &e,
+        "shop.Till.swipe(Card) -CALLS/scoped-> shop.Cash.charge(int)",
+    );
+    lacks(
+        &e,
+        "shop.Till.exact(Visa) -CALLS/scoped-> shop.Card.charge(int)",
+    );
 }
 
 #[test]

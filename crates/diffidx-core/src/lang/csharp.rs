@@ -281,6 +281,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             current_word: None,
             members_inherit: true,
             imports_qualify_values: false,
+            dispatches_to_overrides: true,
             local_names: &[],
         },
     },

@@ -201,6 +201,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         scope: ScopeRules {
             modules: Modules::DirectoryPackage,
             imports_qualify_values: true,
+            dispatches_to_overrides: false,
             local_names: &[
                 ("short_var_declaration", "left"),
                 ("var_spec", "name"),

@@ -211,6 +211,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         flow: None,
         scope: ScopeRules {
             modules: Modules::Package,
+            dispatches_to_overrides: true,
             ..ScopeRules::by_name(true)
         },
     },

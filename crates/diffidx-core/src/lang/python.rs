@@ -258,6 +258,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             current_word: None,
             members_inherit: false,
             imports_qualify_values: false,
+            dispatches_to_overrides: false,
             local_names: &[],
         },
     },

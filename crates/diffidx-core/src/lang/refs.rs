@@ -302,6 +302,10 @@ pub struct ScopeRules {
     /// A value's qualifier that names an import is the imported package:
     /// Go writes `doc.Gen()` as it writes `cmd.Run()`.
     pub imports_qualify_values: bool,
+    /// A call of a method on a value of a declared type may run an
+    /// override of that method in a subtype (virtual dispatch: Java, C#):
+    /// the overrides are targets too.
+    pub dispatches_to_overrides: bool,
     /// Where locals are declared, `(kind, field of the names)` (an empty
     /// field: the kind's children are such declarations): a local of an
     /// import's name hides the import (`for _, doc := range docs {
@@ -330,6 +334,7 @@ impl ScopeRules {
             current_word: None,
             members_inherit,
             imports_qualify_values: false,
+            dispatches_to_overrides: false,
             local_names: &[],
         }
     }

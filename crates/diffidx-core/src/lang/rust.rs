@@ -254,6 +254,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             current_word: Some("self"),
             members_inherit: false,
             imports_qualify_values: false,
+            dispatches_to_overrides: false,
             local_names: &[],
         },
     },

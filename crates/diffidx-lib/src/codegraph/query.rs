@@ -316,7 +316,17 @@ fn walk(
                 symbol: row.other,
                 through,
             };
-            let better = |old: &Reached| rank(&reached) < rank(old);
+            let better = |old: &Reached| {
+                // An edge to an override (stored where the language
+                // dispatches, Java and C#) and the call of what it
+                // overrides are one call site: say what the call names.
+                if (&old.file, old.line, &old.resolution)
+                    == (&reached.file, reached.line, &reached.resolution)
+                {
+                    return reached.through.is_some() && old.through.is_none();
+                }
+                rank(&reached) < rank(old)
+            };
             match found.get(&reached.symbol.id) {
                 Some(old) if !better(old) => {}
                 _ => {
