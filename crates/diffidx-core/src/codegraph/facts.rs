@@ -273,6 +273,11 @@ pub struct Reference {
     /// rest what that name was written after).
     #[serde(rename = "cv", default, skip_serializing_if = "Receiver::is_bare")]
     pub callee_receiver: Receiver,
+    /// For [`Receiver::Typed`]: the type is the class the value was made
+    /// of (`new Card().go()`, `var c = new Card(); c.go()`), not one it is
+    /// declared with: a call on it runs that class's method, no override.
+    #[serde(rename = "mk", default, skip_serializing_if = "std::ops::Not::not")]
+    pub made: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -877,7 +877,7 @@ impl<'a> DefIndex<'a> {
         reference: &Reference,
     ) -> Vec<(DefRef, Resolution, u32)> {
         let rules = &self.core.files[f as usize].language.spec().graph.scope;
-        if !rules.dispatches_to_overrides || reference.kind != RefKind::Call {
+        if !rules.dispatches_to_overrides || reference.kind != RefKind::Call || reference.made {
             return Vec::new();
         }
         let mut found: Vec<DefRef> = Vec::new();
@@ -2503,6 +2503,7 @@ impl<'a> DefIndex<'a> {
                 line: reference.line,
                 arg_names: Vec::new(),
                 flow: false,
+                made: false,
                 operator: false,
                 returned: false,
                 returned_again: 0,

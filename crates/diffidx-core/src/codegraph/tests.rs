@@ -757,7 +757,7 @@ fn java_calls_on_a_declared_type_reach_the_overrides_in_its_subtypes() {
         (
             "src/shop/Pay.java",
             "package shop;\ninterface Pay { void charge(int cents); }\n\
-             abstract class Card implements Pay { public void charge(int cents) {} }\n\
+             class Card implements Pay { public void charge(int cents) {} }\n\
              class Visa extends Card { public void charge(int cents) {} }\n\
              class Cash implements Pay { public void charge(int cents) {} void charge() {} }\n",
         ),
@@ -766,7 +766,8 @@ fn java_calls_on_a_declared_type_reach_the_overrides_in_its_subtypes() {
             "package shop;\nclass Till {\n\
              void take(Pay p) { p.charge(5); }\n\
              void swipe(Card c) { c.charge(5); }\n\
-             void exact(Visa v) { v.charge(5); }\n}\n",
+             void exact(Visa v) { v.charge(5); }\n\
+             void made() { Card c = new Card(); c.charge(1); new Card().charge(2); }\n}\n",
         ),
     ]);
     let e = edges(&files);
@@ -791,6 +792,41 @@ fn java_calls_on_a_declared_type_reach_the_overrides_in_its_subtypes() {
         &e,
         "shop.Till.exact(Visa) -CALLS/scoped-> shop.Card.charge(int)",
     );
+    // A value made here runs its own class's method, no subtype's.
+    has(&e, "shop.Till.made() -CALLS/scoped-> shop.Card.charge(int)");
+    lacks(&e, "shop.Till.made() -CALLS/scoped-> shop.Visa.charge(int)");
+}
+
+#[test]
+fn typescript_receivers_are_typed_by_their_annotations() {
+    let files = tree(&[
+        (
+            "src/shop.ts",
+            "export interface Pay { charge(cents: number): void; }\n\
+             export class Cash implements Pay { charge(cents: number) {} refund() {} }\n\
+             export class Card { charge(cents: number) {} refund() {} }\n",
+        ),
+        (
+            "src/till.ts",
+            "import { Pay, Cash, Card } from './shop';\n\
+             export class Till {\n  cash: Cash = new Cash();\n\
+             \x20 take(p: Pay) { p.charge(5); }\n\
+             \x20 back(c?: Cash) { const card: Card = pick(); card.refund(); c.refund(); }\n\
+             \x20 drawer() { this.cash.refund(); }\n}\n",
+        ),
+    ]);
+    let e = edges(&files);
+    for wanted in [
+        "Till.take -CALLS/scoped-> Pay.charge",
+        "Till.back -CALLS/scoped-> Card.refund",
+        "Till.back -CALLS/scoped-> Cash.refund",
+        "Till.drawer -CALLS/scoped-> Cash.refund",
+    ] {
+        has(&e, wanted);
+    }
+    // By name, a `refund` or `charge` of another class would match too.
+    lacks(&e, "Till.take -CALLS/ambiguous-> Card.charge");
+    lacks(&e, "Till.drawer -CALLS/ambiguous-> Card.refund");
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! function or a function expression, a variable otherwise.
 
 use super::parts::Part;
-use super::refs::{GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
+use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
 use super::values::FlowSpec;
 use super::{DeclaratorRule, KindBy, LanguageSpec, Name, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -176,8 +176,47 @@ const GRAPH: GraphSpec = GraphSpec {
         ("false", "boolean"),
     ],
     type_parameters: &["type_parameters"],
-    bindings: &[],
-    members_anywhere: &[],
+    // TypeScript's annotations (`p: Pay`, `const c: Cart = …`, a field
+    // `repo: Repo`) type a receiver; JavaScript's declarations show no type,
+    // and a value made by `new` shows its class.
+    bindings: &[
+        ("formal_parameters", Binding::Group),
+        (
+            "required_parameter",
+            Binding::Named {
+                name: "pattern",
+                ty: "type",
+                value: None,
+            },
+        ),
+        (
+            "optional_parameter",
+            Binding::Named {
+                name: "pattern",
+                ty: "type",
+                value: None,
+            },
+        ),
+        ("lexical_declaration", Binding::Group),
+        ("variable_declaration", Binding::Group),
+        (
+            "variable_declarator",
+            Binding::Named {
+                name: "name",
+                ty: "type",
+                value: Some("value"),
+            },
+        ),
+        (
+            "public_field_definition",
+            Binding::Named {
+                name: "name",
+                ty: "type",
+                value: Some("value"),
+            },
+        ),
+    ],
+    members_anywhere: &["public_field_definition"],
     parameter_lists: &["formal_parameters"],
     extension_word: None,
     static_operators: false,
@@ -190,6 +229,7 @@ const GRAPH: GraphSpec = GraphSpec {
     // imports resolves by name, as in a script of globals.
     scope: ScopeRules {
         modules: Modules::FilePath,
+        dispatches_to_overrides: true,
         ..ScopeRules::by_name(true)
     },
 };

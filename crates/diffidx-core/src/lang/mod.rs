@@ -930,6 +930,7 @@ fn extract_from_tree(
             decorator: None,
             ancestors: Default::default(),
             returned_on: Default::default(),
+            made_at: Default::default(),
         };
         refs.walk(tree);
         let ranges: Vec<Range<usize>> = walker.raw.iter().map(|r| r.bytes.clone()).collect();

@@ -101,6 +101,9 @@ enum Typing {
     Runs,
     /// The type it is declared with: what chooses an overload it is passed to.
     Declared,
+    /// The class of the object it holds where its declaration makes it,
+    /// and nothing else: a call on it runs no override.
+    Made,
 }
 
 /// What the qualifier of a dotted name is.
@@ -373,6 +376,9 @@ pub(crate) struct RefWalker<'a> {
     /// that call was made on ([`Reference::callee_receiver`]), kept when
     /// the split found it.
     pub returned_on: std::cell::RefCell<std::collections::HashMap<usize, Receiver>>,
+    /// The callees (by node id) found on a value whose type is the class
+    /// it was made of ([`Reference::made`]), kept when the split found it.
+    pub made_at: std::cell::RefCell<std::collections::HashSet<usize>>,
 }
 
 /// How many variables deep a receiver's type is followed (`let a = b;`).
@@ -504,9 +510,7 @@ impl<'a> RefWalker<'a> {
                 if let Some((receiver, qualifier, name)) = self.split_name(callee) {
                     let mut reference =
                         self.reference(RefKind::Call, receiver, qualifier, name, node);
-                    if receiver == Receiver::Returned {
-                        reference.callee_receiver = self.returned_on(callee);
-                    }
+                    self.keep_split(callee, &mut reference);
                     reference.type_args = self.type_args(callee);
                     let reference = self.with_arguments(reference, args);
                     self.push(node, reference);
@@ -532,9 +536,7 @@ impl<'a> RefWalker<'a> {
                 if let Some((receiver, qualifier, name)) = parts {
                     let mut reference =
                         self.reference(RefKind::Call, receiver, qualifier, name, node);
-                    if receiver == Receiver::Returned {
-                        reference.callee_receiver = self.returned_on(node);
-                    }
+                    self.keep_split(node, &mut reference);
                     let reference =
                         self.with_arguments(reference, node.child_by_field_name(arguments));
                     self.push(node, reference);
@@ -564,9 +566,7 @@ impl<'a> RefWalker<'a> {
                         self.reference(RefKind::Call, receiver, qualifier, name, node);
                     // Named, not called here: found by scope, type or path.
                     reference.passed = true;
-                    if receiver == Receiver::Returned {
-                        reference.callee_receiver = self.returned_on(node);
-                    }
+                    self.keep_split(node, &mut reference);
                     reference
                 };
                 self.push(node, reference);
@@ -655,9 +655,7 @@ impl<'a> RefWalker<'a> {
                         let mut reference =
                             self.reference(RefKind::Call, receiver, qualifier, name, value);
                         reference.passed = true;
-                        if receiver == Receiver::Returned {
-                            reference.callee_receiver = self.returned_on(value);
-                        }
+                        self.keep_split(value, &mut reference);
                         self.push(value, reference);
                     }
                 }
@@ -1313,6 +1311,7 @@ impl<'a> RefWalker<'a> {
             param_depth: 0,
             passed: false,
             callee_receiver: Receiver::Bare,
+            made: false,
         }
     }
 
@@ -1496,20 +1495,27 @@ impl<'a> RefWalker<'a> {
                 _ => None,
             };
             let plain = matches!(segments.as_deref(), Some([_]));
-            if let Some(ty) = variable.and_then(|x| {
-                self.type_of(at, x).or_else(|| {
+            if let Some((x, ty)) = variable.and_then(|x| {
+                let ty = self.type_of(at, x).or_else(|| {
                     if plain {
                         self.flow_type(at, x)
                     } else {
                         self.attribute_type(at, x)
                     }
-                })
+                });
+                Some((x, ty?))
             }) {
+                // A local of the class it was made of: declared as
+                // another type, or as none.
+                if plain && self.made_type_of(at, x).as_ref() == Some(&ty) {
+                    self.made_at.borrow_mut().insert(at.id());
+                }
                 return (Receiver::Typed, ty, name);
             }
             // A value that shows its type: `new Card().Go()`, `Store::open().add()`.
             if segments.is_none() {
                 if let Some(ty) = self.value_type(qualifier) {
+                    self.made_at.borrow_mut().insert(at.id());
                     return (Receiver::Typed, ty, name);
                 }
             }
@@ -1601,6 +1607,14 @@ impl<'a> RefWalker<'a> {
         self.binding_type(at, name, Typing::Declared)
     }
 
+    /// The class of the object `name` holds as seen from `at`, where its
+    /// nearest declaration makes it (`var c = new Card()`, `Card c = new
+    /// Card()` not assigned again in its block, `let s = Store::open()`):
+    /// a call on it runs that class's method, not an override.
+    fn made_type_of(&self, at: Node<'a>, name: &str) -> Option<Vec<String>> {
+        self.binding_type(at, name, Typing::Made)
+    }
+
     fn binding_type(&self, at: Node<'a>, name: &str, typing: Typing) -> Option<Vec<String>> {
         self.nearest_binding(at, name, |child, parent| {
             self.binding(child, parent, name, 0, typing)
@@ -1677,6 +1691,7 @@ impl<'a> RefWalker<'a> {
                     return None;
                 }
                 match node.child_by_field_name(ty) {
+                    Some(_) if typing == Typing::Made => None,
                     Some(t) => self.declared_type(t),
                     None => value
                         .and_then(|v| node.child_by_field_name(v))
@@ -1695,13 +1710,16 @@ impl<'a> RefWalker<'a> {
                     return self.value_type(value()?);
                 }
                 let declared = self.declared_type(ty);
-                let narrowing = narrowed_unless_assigned.filter(|_| typing == Typing::Runs);
+                let narrowing = narrowed_unless_assigned.filter(|_| typing != Typing::Declared);
                 let made = narrowing.and_then(|assignment| {
                     let made = self.value_type(value()?)?;
-                    (Some(&made) != declared.as_ref() && !self.assigns(block, assignment, name))
-                        .then_some(made)
+                    let narrows = typing == Typing::Made || Some(&made) != declared.as_ref();
+                    (narrows && !self.assigns(block, assignment, name)).then_some(made)
                 });
-                made.or(declared)
+                match typing {
+                    Typing::Made => made,
+                    _ => made.or(declared),
+                }
             }
         }
     }
@@ -1816,14 +1834,21 @@ impl<'a> RefWalker<'a> {
         (callee.0 != Receiver::Returned).then_some(callee)
     }
 
-    /// For a callee `Receiver::Returned` was found for (the node given to
-    /// [`RefWalker::split_name`]): what the call that returned was made on,
-    /// as finding it kept it. Every reference made from such a split sets
-    /// it.
-    fn returned_on(&self, callee: Node<'a>) -> Receiver {
-        let callee = self.unwrap(callee);
-        let on = self.returned_on.borrow().get(&callee.id()).copied();
-        on.unwrap_or(Receiver::Bare)
+    /// For a reference made from a split of `callee` (the node given to
+    /// [`RefWalker::split_name`]): what finding its receiver kept. For
+    /// [`Receiver::Returned`], what the call that returned was made on; for
+    /// [`Receiver::Typed`], whether the type is the class the value was
+    /// made of. Every reference made from a split sets them.
+    fn keep_split(&self, callee: Node<'a>, reference: &mut Reference) {
+        let callee = self.unwrap(callee).id();
+        match reference.receiver {
+            Receiver::Returned => {
+                let on = self.returned_on.borrow().get(&callee).copied();
+                reference.callee_receiver = on.unwrap_or(Receiver::Bare);
+            }
+            Receiver::Typed => reference.made = self.made_at.borrow().contains(&callee),
+            _ => {}
+        }
     }
 
     /// Whether some `kind` node under `block` assigns to `name`.
