@@ -2233,19 +2233,18 @@ impl<'a> DefIndex<'a> {
             ..reference.clone()
         };
         let callees = self.lookup(f, owner, &callee, &is_callable);
-        let types: Vec<(DefRef, &Reference)> = callees
+        let types: Vec<(DefRef, Vec<String>)> = callees
             .iter()
-            .filter_map(|(t, ..)| self.core.return_types.get(t).map(|r| (*t, *r)))
+            .filter_map(|(t, ..)| Some((*t, self.returned_type(*t)?)))
             .collect();
-        let same = |a: &Reference, b: &Reference| a.qualifier == b.qualifier && a.name == b.name;
-        let Some(&(at, returned)) = types.first() else {
+        let Some((at, ty)) = types.first().cloned() else {
             return self.lookup(f, owner, &unknown(), wanted);
         };
         // A type from outside (`Box<dyn T>`, `List<T>`, `error`) says
         // nothing this graph can follow: the value stays unknown.
-        if !self.declares_type(&returned.name)
+        if !ty.last().is_some_and(|name| self.declares_type(name))
             || types.len() != callees.len()
-            || types.iter().any(|(_, r)| !same(r, returned))
+            || types.iter().any(|(_, other)| *other != ty)
         {
             return self.lookup(f, owner, &unknown(), wanted);
         }
@@ -2254,8 +2253,6 @@ impl<'a> DefIndex<'a> {
             .map(|(_, l, _)| *l)
             .max()
             .unwrap_or(Resolution::Scoped);
-        let mut ty = returned.qualifier.clone();
-        ty.push(returned.name.clone());
         let typed = Reference {
             receiver: Receiver::Typed,
             qualifier: ty,
@@ -2267,6 +2264,20 @@ impl<'a> DefIndex<'a> {
             .into_iter()
             .map(|(t, l, n)| (t, l.max(level), n))
             .collect()
+    }
+
+    /// The type the function `callee` is declared to return, as written
+    /// where it is declared; Rust's `Self` is the type its impl is of.
+    fn returned_type(&self, callee: DefRef) -> Option<Vec<String>> {
+        let returned = self.core.return_types.get(&callee)?;
+        let graph = &self.core.files[callee.file as usize].language.spec().graph;
+        if returned.qualifier.is_empty() && graph.this_words.contains(&returned.name.as_str()) {
+            let own = *self.own_types(Some(callee)).first()?;
+            return Some(vec![self.def(own).name.clone()]);
+        }
+        let mut ty = returned.qualifier.clone();
+        ty.push(returned.name.clone());
+        Some(ty)
     }
 
     /// Whether the module file `f` is (Rust, Python, JavaScript) declares

@@ -1800,13 +1800,14 @@ fn a_value_a_call_returned_has_the_type_its_callee_declares() {
         (
             "src/lib.rs",
             "pub struct Store;\n\
-             impl Store { pub fn add(&self) {} }\n\
+             impl Store { pub fn add(&self) {} pub fn fresh(&self) -> Self { Store } }\n\
              pub struct Other;\n\
-             impl Other { pub fn add(&self) {} }\n\
+             impl Other { pub fn add(&self) {} pub fn fresh(&self) -> Self { Other } }\n\
              pub fn open() -> Store { Store }\n\
              pub fn boxed() -> Box<Other> { Box::new(Other) }\n\
              pub fn work() { let s = open(); s.add(); }\n\
-             pub fn work_boxed() { let b = boxed(); b.add(); }\n",
+             pub fn work_boxed() { let b = boxed(); b.add(); }\n\
+             pub fn work_again(s: &Store) { let t = s.fresh(); t.add(); }\n",
         ),
     ]);
     let e = edges(&files);
@@ -1819,6 +1820,8 @@ fn a_value_a_call_returned_has_the_type_its_callee_declares() {
         "jobs.Use.go() -CALLS/scoped-> jobs.Job.run()",
         "Shop.Use.Go() -CALLS/scoped-> Shop.Cart.Pay()",
         "work -CALLS/scoped-> Store::add",
+        // `-> Self`: the type the callee's impl is of.
+        "work_again -CALLS/scoped-> Store::add",
     ] {
         has(&e, wanted);
     }
@@ -1830,6 +1833,7 @@ fn a_value_a_call_returned_has_the_type_its_callee_declares() {
         "jobs.Use.go() -CALLS/ambiguous-> jobs.Task.run()",
         "Shop.Use.Go() -CALLS/ambiguous-> Shop.Wallet.Pay()",
         "work -CALLS/ambiguous-> Other::add",
+        "work_again -CALLS/ambiguous-> Other::add",
     ] {
         lacks(&e, unwanted);
     }
