@@ -104,7 +104,7 @@ pub fn affected(
         let defs = &file.facts.defs;
         for d in defs {
             let parent = d.parent.and_then(|p| defs.get(p as usize));
-            if parent.is_some_and(|p| types.contains(&p.name)) {
+            if parent.is_some_and(|p| resolve::is_type_like(p.kind) && types.contains(&p.name)) {
                 names.insert(d.name.clone());
             }
         }

@@ -289,7 +289,7 @@ type Reexports = std::cell::RefCell<HashMap<(Vec<String>, u8), Vec<String>>>;
 type NameImports<'a> =
     std::cell::RefCell<HashMap<(u32, Option<u32>), std::rc::Rc<HashMap<&'a str, &'a Import>>>>;
 
-fn is_type_like(kind: SymbolKind) -> bool {
+pub(crate) fn is_type_like(kind: SymbolKind) -> bool {
     matches!(
         kind,
         SymbolKind::Class
@@ -863,39 +863,63 @@ impl<'a> DefIndex<'a> {
             .collect()
     }
 
-    /// What a call of the `hits` on a value of their declared type may run
-    /// besides (where the language dispatches to overrides): the members
-    /// of `candidates` that override one in a subtype of its type, each a
-    /// target at most scoped. More than [`MAX_CANDIDATES`] say nothing a
+    /// What a call of the `hits` on a value of the type `reference`
+    /// names may run besides (where the language dispatches to
+    /// overrides): the overrides of each hit in that type's subtypes, each
+    /// a target at most scoped. More than [`MAX_CANDIDATES`] say nothing a
     /// reader can use (an interface every node of a tree implements), so
     /// the call keeps its declared targets only.
     fn overrides(
         &self,
         f: u32,
         hits: &[(DefRef, Resolution, u32)],
-        candidates: &[DefRef],
         reference: &Reference,
-    ) -> Vec<(DefRef, Resolution, u32)> {
+    ) -> Vec<(DefRef, Resolution)> {
         let rules = &self.core.files[f as usize].language.spec().graph.scope;
         if !rules.dispatches_to_overrides || reference.kind != RefKind::Call || reference.made {
             return Vec::new();
         }
+        let Some(receiver) = reference.qualifier.last() else {
+            return Vec::new();
+        };
         let mut found: Vec<DefRef> = Vec::new();
         for (t, ..) in hits {
+            let Some(owner) = self.owner(*t) else {
+                continue;
+            };
+            // The receiver's type: the hit's own, or a subtype that
+            // inherits it (`Dog d; d.speak()` of `Animal.speak` runs no
+            // `Cat.speak`).
+            let types: Vec<DefRef> = if self.def(owner).name == *receiver {
+                vec![owner]
+            } else {
+                self.core
+                    .by_name
+                    .get(receiver.as_str())
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|c| is_type_like(self.def(*c).kind))
+                    .filter(|c| self.bases_of(*c).contains(&owner))
+                    .collect()
+            };
             for o in self.overrides_of(*t).iter() {
-                if !found.contains(o) && !hits.iter().any(|(h, ..)| h == o) {
+                let below = self.owner(*o).is_some_and(|p| {
+                    types.contains(&p) || self.bases_of(p).iter().any(|b| types.contains(b))
+                });
+                if below && !found.contains(o) && !hits.iter().any(|(h, ..)| h == o) {
                     found.push(*o);
                 }
             }
-            // Too many to read, as below; and each is checked against
-            // the candidates.
+            // Too many to read, as below.
             if found.len() > 4 * MAX_CANDIDATES {
                 return Vec::new();
             }
         }
-        found.retain(|o| candidates.contains(o));
+        // A generic method's type arguments, as `by_arity` reads them.
+        found.retain(|o| reference.type_args == 0 || self.def(*o).arity == reference.type_args);
         let found = pick_overloads(self, found, reference);
-        if found.is_empty() || found.len() > MAX_CANDIDATES {
+        if found.len() > MAX_CANDIDATES {
             return Vec::new();
         }
         let level = hits
@@ -904,8 +928,16 @@ impl<'a> DefIndex<'a> {
             .max()
             .unwrap_or(Resolution::Scoped)
             .max(Resolution::Scoped);
-        let n = (found.len() + hits.len()) as u32;
-        found.into_iter().map(|t| (t, level, n)).collect()
+        found.into_iter().map(|t| (t, level)).collect()
+    }
+
+    /// The declaration `member` is declared in.
+    fn owner(&self, member: DefRef) -> Option<DefRef> {
+        let parent = self.def(member).parent?;
+        Some(DefRef {
+            file: member.file,
+            def: parent,
+        })
     }
 
     /// The members of `member`'s name in the subtypes of its type, at any
@@ -915,11 +947,7 @@ impl<'a> DefIndex<'a> {
             return std::rc::Rc::clone(found);
         }
         let mut subtypes: Vec<DefRef> = Vec::new();
-        if let Some(parent) = self.def(member).parent {
-            let owner = DefRef {
-                file: member.file,
-                def: parent,
-            };
+        if let Some(owner) = self.owner(member) {
             // Cycles stop (`A : B`, `B : A` in code that does not build).
             let mut seen: HashSet<DefRef> = HashSet::from_iter([owner]);
             let mut frontier = vec![owner];
@@ -2132,8 +2160,13 @@ impl<'a> DefIndex<'a> {
                     };
                     let mut hits = done(found, level);
                     if reference.receiver == Receiver::Typed {
-                        let overrides = self.overrides(f, &hits, &all, reference);
-                        hits.extend(overrides);
+                        let overrides = self.overrides(f, &hits, reference);
+                        if !overrides.is_empty() {
+                            // One call, any of these: each counts them all.
+                            let n = (hits.len() + overrides.len()) as u32;
+                            hits.extend(overrides.into_iter().map(|(t, l)| (t, l, n)));
+                            hits.iter_mut().for_each(|hit| hit.2 = n);
+                        }
                     }
                     return hits;
                 }
@@ -2272,7 +2305,10 @@ impl<'a> DefIndex<'a> {
         let returned = self.core.return_types.get(&callee)?;
         let graph = &self.core.files[callee.file as usize].language.spec().graph;
         if returned.qualifier.is_empty() && graph.this_words.contains(&returned.name.as_str()) {
-            let own = *self.own_types(Some(callee)).first()?;
+            let own = match self.own_types(Some(callee)).as_slice() {
+                [one] => *one,
+                _ => return None,
+            };
             return Some(vec![self.def(own).name.clone()]);
         }
         let mut ty = returned.qualifier.clone();

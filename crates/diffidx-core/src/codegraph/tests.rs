@@ -767,7 +767,10 @@ fn java_calls_on_a_declared_type_reach_the_overrides_in_its_subtypes() {
              void take(Pay p) { p.charge(5); }\n\
              void swipe(Card c) { c.charge(5); }\n\
              void exact(Visa v) { v.charge(5); }\n\
-             void made() { Card c = new Card(); c.charge(1); new Card().charge(2); }\n}\n",
+             void made() { Card c = new Card(); c.charge(1); new Card().charge(2); }\n\
+             void inherited(Plain p) { p.charge(3); }\n}\n\
+             class Plain extends Card {}\n\
+             class Fancy extends Plain { public void charge(int cents) {} }\n",
         ),
     ]);
     let e = edges(&files);
@@ -795,6 +798,20 @@ fn java_calls_on_a_declared_type_reach_the_overrides_in_its_subtypes() {
     // A value made here runs its own class's method, no subtype's.
     has(&e, "shop.Till.made() -CALLS/scoped-> shop.Card.charge(int)");
     lacks(&e, "shop.Till.made() -CALLS/scoped-> shop.Visa.charge(int)");
+    // An inherited method: the overrides below the receiver's type, not
+    // its siblings'.
+    has(
+        &e,
+        "shop.Till.inherited(Plain) -CALLS/scoped-> shop.Card.charge(int)",
+    );
+    has(
+        &e,
+        "shop.Till.inherited(Plain) -CALLS/scoped-> shop.Fancy.charge(int)",
+    );
+    lacks(
+        &e,
+        "shop.Till.inherited(Plain) -CALLS/scoped-> shop.Visa.charge(int)",
+    );
 }
 
 #[test]
@@ -809,10 +826,11 @@ fn typescript_receivers_are_typed_by_their_annotations() {
         (
             "src/till.ts",
             "import { Pay, Cash, Card } from './shop';\n\
-             export class Till {\n  cash: Cash = new Cash();\n\
+             const card: Card = new Card();\n\
+             export class Till {\n\
              \x20 take(p: Pay) { p.charge(5); }\n\
              \x20 back(c?: Cash) { const card: Card = pick(); card.refund(); c.refund(); }\n\
-             \x20 drawer() { this.cash.refund(); }\n}\n",
+             \x20 again(card) { card.refund(); }\n}\n",
         ),
     ]);
     let e = edges(&files);
@@ -820,13 +838,14 @@ fn typescript_receivers_are_typed_by_their_annotations() {
         "Till.take -CALLS/scoped-> Pay.charge",
         "Till.back -CALLS/scoped-> Card.refund",
         "Till.back -CALLS/scoped-> Cash.refund",
-        "Till.drawer -CALLS/scoped-> Cash.refund",
     ] {
         has(&e, wanted);
     }
     // By name, a `refund` or `charge` of another class would match too.
     lacks(&e, "Till.take -CALLS/ambiguous-> Card.charge");
-    lacks(&e, "Till.drawer -CALLS/ambiguous-> Card.refund");
+    lacks(&e, "Till.back -CALLS/ambiguous-> Cash.refund");
+    // An untyped parameter hides the module's `card`: its type is unknown.
+    lacks(&e, "Till.again -CALLS/scoped-> Card.refund");
 }
 
 #[test]

@@ -176,9 +176,8 @@ const GRAPH: GraphSpec = GraphSpec {
         ("false", "boolean"),
     ],
     type_parameters: &["type_parameters"],
-    // TypeScript's annotations (`p: Pay`, `const c: Cart = …`, a field
-    // `repo: Repo`) type a receiver; JavaScript's declarations show no type,
-    // and a value made by `new` shows its class.
+    // TypeScript's annotations (`p: Pay`, `const c: Cart = …`) type a
+    // receiver. A class field is no binding: only `this.x` reaches it.
     bindings: &[
         ("formal_parameters", Binding::Group),
         (
@@ -199,24 +198,17 @@ const GRAPH: GraphSpec = GraphSpec {
         ),
         ("lexical_declaration", Binding::Group),
         ("variable_declaration", Binding::Group),
+        // Without an annotation the flow table reads what it was assigned.
         (
             "variable_declarator",
             Binding::Named {
                 name: "name",
                 ty: "type",
-                value: Some("value"),
-            },
-        ),
-        (
-            "public_field_definition",
-            Binding::Named {
-                name: "name",
-                ty: "type",
-                value: Some("value"),
+                value: None,
             },
         ),
     ],
-    members_anywhere: &["public_field_definition"],
+    members_anywhere: &[],
     parameter_lists: &["formal_parameters"],
     extension_word: None,
     static_operators: false,

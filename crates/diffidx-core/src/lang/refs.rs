@@ -306,8 +306,8 @@ pub struct ScopeRules {
     /// Go writes `doc.Gen()` as it writes `cmd.Run()`.
     pub imports_qualify_values: bool,
     /// A call of a method on a value of a declared type may run an
-    /// override of that method in a subtype (virtual dispatch: Java, C#):
-    /// the overrides are targets too.
+    /// override of that method in a subtype (virtual dispatch: Java, C#,
+    /// TypeScript): the overrides are targets too.
     pub dispatches_to_overrides: bool,
     /// Where locals are declared, `(kind, field of the names)` (an empty
     /// field: the kind's children are such declarations): a local of an
@@ -1619,6 +1619,7 @@ impl<'a> RefWalker<'a> {
         self.nearest_binding(at, name, |child, parent| {
             self.binding(child, parent, name, 0, typing)
         })
+        .flatten()
     }
 
     /// The value a local `name` seen from `at` was declared with, where its
@@ -1670,7 +1671,10 @@ impl<'a> RefWalker<'a> {
         found
     }
 
-    /// The type a declaration `node`, a child of `block`, gives `name`.
+    /// For a declaration `node`, a child of `block`: `None` when it does
+    /// not declare `name`, else the type it gives it (`Some(None)`: none
+    /// that shows). The nearest declaration decides: an untyped one hides
+    /// a typed one further out.
     fn binding(
         &self,
         node: Node<'a>,
@@ -1678,7 +1682,7 @@ impl<'a> RefWalker<'a> {
         name: &str,
         depth: u8,
         typing: Typing,
-    ) -> Option<Vec<String>> {
+    ) -> Option<Option<Vec<String>>> {
         let (_, binding) = self.spec.bindings.iter().find(|(k, _)| *k == node.kind())?;
         match *binding {
             Binding::Group if depth == 0 => {
@@ -1690,13 +1694,17 @@ impl<'a> RefWalker<'a> {
                 if self.text(declared).trim() != name {
                     return None;
                 }
-                match node.child_by_field_name(ty) {
-                    Some(_) if typing == Typing::Made => None,
+                // No assignment syntax is known here: what it was made of
+                // may have been replaced since.
+                if typing == Typing::Made {
+                    return Some(None);
+                }
+                Some(match node.child_by_field_name(ty) {
                     Some(t) => self.declared_type(t),
                     None => value
                         .and_then(|v| node.child_by_field_name(v))
                         .and_then(|v| self.value_type(v)),
-                }
+                })
             }
             Binding::Declarators {
                 inner,
@@ -1704,22 +1712,30 @@ impl<'a> RefWalker<'a> {
                 narrowed_unless_assigned,
             } => {
                 let (decl, target) = self.declarator(node, inner, declarator, name)?;
-                let ty = decl.child_by_field_name("type")?;
                 let value = || declarator_value(target);
+                let kept = || {
+                    narrowed_unless_assigned
+                        .is_some_and(|assignment| !self.assigns(block, assignment, name))
+                };
+                let Some(ty) = decl.child_by_field_name("type") else {
+                    return Some(None);
+                };
                 if self.text(ty).trim() == "var" {
-                    return self.value_type(value()?);
+                    if typing == Typing::Made && !kept() {
+                        return Some(None);
+                    }
+                    return Some(value().and_then(|v| self.value_type(v)));
                 }
                 let declared = self.declared_type(ty);
-                let narrowing = narrowed_unless_assigned.filter(|_| typing != Typing::Declared);
-                let made = narrowing.and_then(|assignment| {
-                    let made = self.value_type(value()?)?;
-                    let narrows = typing == Typing::Made || Some(&made) != declared.as_ref();
-                    (narrows && !self.assigns(block, assignment, name)).then_some(made)
-                });
-                match typing {
+                let made = (typing != Typing::Declared)
+                    .then(|| value().and_then(|v| self.value_type(v)))
+                    .flatten()
+                    .filter(|made| typing == Typing::Made || Some(made) != declared.as_ref())
+                    .filter(|_| kept());
+                Some(match typing {
                     Typing::Made => made,
                     _ => made.or(declared),
-                }
+                })
             }
         }
     }
@@ -1838,7 +1854,8 @@ impl<'a> RefWalker<'a> {
     /// [`RefWalker::split_name`]): what finding its receiver kept. For
     /// [`Receiver::Returned`], what the call that returned was made on; for
     /// [`Receiver::Typed`], whether the type is the class the value was
-    /// made of. Every reference made from a split sets them.
+    /// made of. The references the flow table makes (`flow.rs`) are not
+    /// split here and keep neither.
     fn keep_split(&self, callee: Node<'a>, reference: &mut Reference) {
         let callee = self.unwrap(callee).id();
         match reference.receiver {

@@ -318,8 +318,9 @@ fn walk(
             };
             let better = |old: &Reached| {
                 // An edge to an override (stored where the language
-                // dispatches, Java and C#) and the call of what it
-                // overrides are one call site: say what the call names.
+                // dispatches: Java, C#, TypeScript) and the call of what
+                // it overrides at the same place are one call: say what
+                // the call names.
                 if (&old.file, old.line, &old.resolution)
                     == (&reached.file, reached.line, &reached.resolution)
                 {
