@@ -827,8 +827,10 @@ fn typescript_receivers_are_typed_by_their_annotations() {
             "src/till.ts",
             "import { Pay, Cash, Card } from './shop';\n\
              const card: Card = new Card();\n\
-             export class Till {\n\
+             export class Till {\n  cash: Cash;\n\
              \x20 take(p: Pay) { p.charge(5); }\n\
+             \x20 drawer() { this.cash.refund(); }\n\
+             \x20 loose() { cash.refund(); }\n\
              \x20 back(c?: Cash) { const card: Card = pick(); card.refund(); c.refund(); }\n\
              \x20 again(card) { card.refund(); }\n}\n",
         ),
@@ -838,9 +840,12 @@ fn typescript_receivers_are_typed_by_their_annotations() {
         "Till.take -CALLS/scoped-> Pay.charge",
         "Till.back -CALLS/scoped-> Card.refund",
         "Till.back -CALLS/scoped-> Cash.refund",
+        "Till.drawer -CALLS/scoped-> Cash.refund",
     ] {
         has(&e, wanted);
     }
+    // A bare name is never the field: only `this.cash` is.
+    lacks(&e, "Till.loose -CALLS/scoped-> Cash.refund");
     // By name, a `refund` or `charge` of another class would match too.
     lacks(&e, "Till.take -CALLS/ambiguous-> Card.charge");
     lacks(&e, "Till.back -CALLS/ambiguous-> Cash.refund");

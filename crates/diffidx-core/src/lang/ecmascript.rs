@@ -176,8 +176,8 @@ const GRAPH: GraphSpec = GraphSpec {
         ("false", "boolean"),
     ],
     type_parameters: &["type_parameters"],
-    // TypeScript's annotations (`p: Pay`, `const c: Cart = …`) type a
-    // receiver. A class field is no binding: only `this.x` reaches it.
+    // TypeScript's annotations (`p: Pay`, `const c: Cart = …`, a field
+    // `repo: Repo`) type a receiver.
     bindings: &[
         ("formal_parameters", Binding::Group),
         (
@@ -207,8 +207,18 @@ const GRAPH: GraphSpec = GraphSpec {
                 value: None,
             },
         ),
+        (
+            "public_field_definition",
+            Binding::Named {
+                name: "name",
+                ty: "type",
+                value: None,
+            },
+        ),
     ],
-    members_anywhere: &[],
+    members_anywhere: &["public_field_definition"],
+    // `repo: Repo` in a class: only `this.repo` is it.
+    this_members: &["public_field_definition"],
     parameter_lists: &["formal_parameters"],
     extension_word: None,
     static_operators: false,

@@ -201,6 +201,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ),
         ],
         members_anywhere: &["field_declaration"],
+        this_members: &[],
         parameter_lists: &["formal_parameters"],
         extension_word: None,
         static_operators: false,

@@ -202,6 +202,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         // (`flow`), not as a declaration.
         bindings: &[],
         members_anywhere: &[],
+        this_members: &[],
         parameter_lists: &["parameters"],
         extension_word: None,
         static_operators: false,

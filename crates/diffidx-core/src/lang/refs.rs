@@ -37,6 +37,9 @@ pub struct GraphSpec {
     /// Binding kinds that are members of a type (C# fields and properties):
     /// in scope in the whole type, declared before the use or after it.
     pub members_anywhere: &'static [&'static str],
+    /// Binding kinds only `this.x` reaches (JavaScript's class fields): a
+    /// bare name passes them by, and `this.x` looks at nothing else.
+    pub this_members: &'static [&'static str],
     /// A call on a type's path yields that type (Rust `Store::open()`). In
     /// C#, `Policy.Handle()` is as often a builder of something else.
     pub path_calls_make_their_type: bool,
@@ -91,6 +94,16 @@ pub enum Binding {
         /// Impl()`): the methods it runs are `C`'s.
         narrowed_unless_assigned: Option<(&'static str, &'static str)>,
     },
+}
+
+/// How a name is written where its type is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// `x`: a local, a parameter, or (where a bare name reaches them) a
+    /// member.
+    Bare,
+    /// `this.x`: a member.
+    This,
 }
 
 /// Which type of a variable is asked for.
@@ -1214,7 +1227,7 @@ impl<'a> RefWalker<'a> {
                     true => Typing::Declared,
                     false => Typing::Runs,
                 };
-                self.binding_type(value, name, typing)
+                self.binding_type(value, name, typing, Reach::Bare)
                     .or_else(|| self.flow_type(value, name))
             } else {
                 let attribute = self.this_attribute(value)?;
@@ -1496,7 +1509,8 @@ impl<'a> RefWalker<'a> {
             };
             let plain = matches!(segments.as_deref(), Some([_]));
             if let Some((x, ty)) = variable.and_then(|x| {
-                let ty = self.type_of(at, x).or_else(|| {
+                let reach = if plain { Reach::Bare } else { Reach::This };
+                let ty = self.type_of(at, x, reach).or_else(|| {
                     if plain {
                         self.flow_type(at, x)
                     } else {
@@ -1597,14 +1611,14 @@ impl<'a> RefWalker<'a> {
 
     /// The type of `name` as seen from `at`, as a call on it sees it: the
     /// nearest binding among the children of `at`'s ancestors.
-    fn type_of(&self, at: Node<'a>, name: &str) -> Option<Vec<String>> {
-        self.binding_type(at, name, Typing::Runs)
+    fn type_of(&self, at: Node<'a>, name: &str, reach: Reach) -> Option<Vec<String>> {
+        self.binding_type(at, name, Typing::Runs, reach)
     }
 
     /// The type `name` is declared with, as overloads are chosen by: `List`
     /// for `List x = new ArrayList()`.
     fn declared_type_of(&self, at: Node<'a>, name: &str) -> Option<Vec<String>> {
-        self.binding_type(at, name, Typing::Declared)
+        self.binding_type(at, name, Typing::Declared, Reach::Bare)
     }
 
     /// The class of the object `name` holds as seen from `at`, where its
@@ -1612,11 +1626,17 @@ impl<'a> RefWalker<'a> {
     /// Card()` not assigned again in its block, `let s = Store::open()`):
     /// a call on it runs that class's method, not an override.
     fn made_type_of(&self, at: Node<'a>, name: &str) -> Option<Vec<String>> {
-        self.binding_type(at, name, Typing::Made)
+        self.binding_type(at, name, Typing::Made, Reach::Bare)
     }
 
-    fn binding_type(&self, at: Node<'a>, name: &str, typing: Typing) -> Option<Vec<String>> {
-        self.nearest_binding(at, name, |child, parent| {
+    fn binding_type(
+        &self,
+        at: Node<'a>,
+        name: &str,
+        typing: Typing,
+        reach: Reach,
+    ) -> Option<Vec<String>> {
+        self.nearest_binding(at, name, reach, |child, parent| {
             self.binding(child, parent, name, 0, typing)
         })
         .flatten()
@@ -1626,8 +1646,10 @@ impl<'a> RefWalker<'a> {
     /// nearest declaration shows no type (`b := newBuilder()`, `var b =
     /// make()`; the first of `b, err := newBuilder()`).
     fn bound_value(&self, at: Node<'a>, name: &str) -> Option<Node<'a>> {
-        self.nearest_binding(at, name, |child, _| self.declared_value(child, name, 0))
-            .flatten()
+        self.nearest_binding(at, name, Reach::Bare, |child, _| {
+            self.declared_value(child, name, 0)
+        })
+        .flatten()
     }
 
     /// What `of` finds first among the declarations before `at` in its
@@ -1636,6 +1658,7 @@ impl<'a> RefWalker<'a> {
         &self,
         at: Node<'a>,
         name: &str,
+        reach: Reach,
         of: impl Fn(Node<'a>, Node<'a>) -> Option<T>,
     ) -> Option<T> {
         if self.spec.bindings.is_empty() || self.spec.this_words.contains(&name) {
@@ -1658,6 +1681,14 @@ impl<'a> RefWalker<'a> {
                     continue;
                 }
                 if after && !self.spec.members_anywhere.contains(&child.kind()) {
+                    continue;
+                }
+                let member = self.spec.this_members.contains(&child.kind());
+                let passed_by = match reach {
+                    Reach::Bare => member,
+                    Reach::This => !member && !self.spec.this_members.is_empty(),
+                };
+                if passed_by {
                     continue;
                 }
                 if let Some(ty) = of(child, parent) {
