@@ -181,6 +181,27 @@ pub fn go_modules(files: &BTreeMap<String, SourceFile>) -> Vec<(String, String)>
 }
 
 /// Joins path segments into a lookup key.
+/// What `edges` lead to from `start`, transitively, nearest first, none of
+/// `start` (cycles stop: `A : B`, `B : A` in code that does not build).
+fn reachable(start: &[DefRef], edges: &HashMap<DefRef, Vec<DefRef>>) -> Vec<DefRef> {
+    let mut seen: HashSet<DefRef> = start.iter().copied().collect();
+    let mut out = Vec::new();
+    let mut frontier: Vec<DefRef> = start.to_vec();
+    while !frontier.is_empty() {
+        let mut next = Vec::new();
+        for t in frontier {
+            for b in edges.get(&t).into_iter().flatten() {
+                if seen.insert(*b) {
+                    out.push(*b);
+                    next.push(*b);
+                }
+            }
+        }
+        frontier = next;
+    }
+    out
+}
+
 fn key(segments: &[String]) -> String {
     segments.join("\u{1}")
 }
@@ -796,22 +817,7 @@ impl<'a> DefIndex<'a> {
 
     /// Base types, transitively, nearest first (cycles stop).
     fn all_bases(&self, types: &[DefRef]) -> Vec<DefRef> {
-        let mut seen: HashSet<DefRef> = types.iter().copied().collect();
-        let mut out = Vec::new();
-        let mut frontier: Vec<DefRef> = types.to_vec();
-        while !frontier.is_empty() {
-            let mut next = Vec::new();
-            for t in frontier {
-                for b in self.hierarchy.bases.get(&t).into_iter().flatten() {
-                    if seen.insert(*b) {
-                        out.push(*b);
-                        next.push(*b);
-                    }
-                }
-            }
-            frontier = next;
-        }
-        out
+        reachable(types, &self.hierarchy.bases)
     }
 
     /// A member the types inherit: from the nearest base that declares it
@@ -851,12 +857,8 @@ impl<'a> DefIndex<'a> {
             .iter()
             .copied()
             .filter(|c| {
-                let Some(parent) = self.def(*c).parent else {
+                let Some(owner) = self.owner(*c) else {
                     return false;
-                };
-                let owner = DefRef {
-                    file: c.file,
-                    def: parent,
                 };
                 !types.contains(&owner) && self.bases_of(owner).iter().any(|b| types.contains(b))
             })
@@ -884,7 +886,8 @@ impl<'a> DefIndex<'a> {
         };
         let mut found: Vec<DefRef> = Vec::new();
         for (t, ..) in hits {
-            let Some(owner) = self.owner(*t) else {
+            let overrides = self.overrides_of(*t);
+            let Some(owner) = self.owner(*t).filter(|_| !overrides.is_empty()) else {
                 continue;
             };
             // The receiver's type: the hit's own, or a subtype that
@@ -903,7 +906,9 @@ impl<'a> DefIndex<'a> {
                     .filter(|c| self.bases_of(*c).contains(&owner))
                     .collect()
             };
-            for o in self.overrides_of(*t).iter() {
+            // In the receiver's type or below it: a type of that name may
+            // declare its own override of a base's member the lookup found.
+            for o in overrides.iter() {
                 let below = self.owner(*o).is_some_and(|p| {
                     types.contains(&p) || self.bases_of(p).iter().any(|b| types.contains(b))
                 });
@@ -946,20 +951,10 @@ impl<'a> DefIndex<'a> {
         if let Some(found) = self.member_overrides.borrow().get(&member) {
             return std::rc::Rc::clone(found);
         }
-        let mut subtypes: Vec<DefRef> = Vec::new();
-        if let Some(owner) = self.owner(member) {
-            // Cycles stop (`A : B`, `B : A` in code that does not build).
-            let mut seen: HashSet<DefRef> = HashSet::from_iter([owner]);
-            let mut frontier = vec![owner];
-            while let Some(t) = frontier.pop() {
-                for s in self.hierarchy.subtypes.get(&t).into_iter().flatten() {
-                    if seen.insert(*s) {
-                        subtypes.push(*s);
-                        frontier.push(*s);
-                    }
-                }
-            }
-        }
+        let subtypes = match self.owner(member) {
+            Some(owner) => reachable(&[owner], &self.hierarchy.subtypes),
+            None => Vec::new(),
+        };
         let name = &self.def(member).name;
         let found = std::rc::Rc::new(self.members(&subtypes, name, &is_callable));
         self.member_overrides

@@ -1519,9 +1519,12 @@ impl<'a> RefWalker<'a> {
                 });
                 Some((x, ty?))
             }) {
-                // A local of the class it was made of: declared as
-                // another type, or as none.
-                if plain && self.made_type_of(at, x).as_ref() == Some(&ty) {
+                // A local of the class it was made of, where that decides
+                // what a call runs (the language dispatches to overrides).
+                if plain
+                    && self.spec.scope.dispatches_to_overrides
+                    && self.made_type_of(at, x).as_ref() == Some(&ty)
+                {
                     self.made_at.borrow_mut().insert(at.id());
                 }
                 return (Receiver::Typed, ty, name);
