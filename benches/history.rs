@@ -26,10 +26,12 @@
 //! Commit-level precision and recall are summed over methods; a history is
 //! exact when both sets are equal. A change the oracle credits to a merge
 //! counts as found at the merge or at a commit it names as its alternative.
-//! Figures are given twice: against every commit of the oracle, and without
-//! those the oracle types as documentation or formatting only (which this
-//! tool ignores by design; CodeShovel's Python oracle types a docstring edit
-//! as a body change, so these stay in).
+//! Figures are given against every commit of the oracle, and without those
+//! the oracle types as documentation or formatting only (which this tool
+//! ignores by design; CodeShovel's Python oracle types a docstring edit as a
+//! body change, so these stay in); the last also with a merge and the
+//! commits it brought into its first parent's line taken as one change (see
+//! [`Branches`]).
 
 #[path = "process/mod.rs"]
 #[allow(dead_code)] // shared by the benches; each uses part of it
@@ -117,7 +119,7 @@ fn main() {
     }
     // Per oracle and walk (`log`'s flag): every commit, and without
     // doc-only ones.
-    let mut scores: BTreeMap<&'static str, [[Score; 2]; WALKS.len()]> = BTreeMap::new();
+    let mut scores: BTreeMap<&'static str, [[Score; 3]; WALKS.len()]> = BTreeMap::new();
     let mut type_scores: BTreeMap<&'static str, TypeScore> = BTreeMap::new();
     let mut missing: BTreeSet<String> = BTreeSet::new();
     for ((repo, start), group) in &groups {
@@ -144,6 +146,7 @@ fn main() {
             commits.trim(),
             began.elapsed().as_secs_f64()
         );
+        let branches = Branches::new(&clone);
         for m in group {
             let entry = scores.entry(m.oracle).or_default();
             for (view, walk) in WALKS.into_iter().enumerate() {
@@ -151,10 +154,19 @@ fn main() {
                 if let (None, Ok(found)) = (walk, &found) {
                     type_scores.entry(m.oracle).or_default().add(m, found);
                 }
-                for (i, drop_doc) in [false, true].into_iter().enumerate() {
-                    let outcome = entry[view][i].add(m, found.as_ref().ok(), drop_doc);
+                let ways = [(false, None), (true, None), (true, Some(&branches))];
+                for (i, (drop_doc, merges)) in ways.into_iter().enumerate() {
+                    let outcome = entry[view][i].add(m, found.as_ref().ok(), drop_doc, merges);
                     if show && !drop_doc && walk.is_none() {
                         print_method(&clone, m, &found, &outcome);
+                    }
+                    if show && merges.is_some() && walk.is_none() {
+                        for c in &outcome.missed {
+                            println!("  as its branch, still missed {c}");
+                        }
+                        for c in &outcome.extra {
+                            println!("  as its branch, still extra {c}");
+                        }
                     }
                 }
             }
@@ -171,8 +183,12 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|");
     for (oracle, walks) in &scores {
-        for (walk, [all, no_doc]) in WALKS.iter().zip(walks) {
-            for (label, s) in [("all", all), ("without documentation/format-only", no_doc)] {
+        for (walk, [all, no_doc, merged]) in WALKS.iter().zip(walks) {
+            for (label, s) in [
+                ("all", all),
+                ("without documentation/format-only", no_doc),
+                ("the same, a merge as its branch", merged),
+            ] {
                 let view = walk.unwrap_or("");
                 println!(
                     "| {oracle} | {label} | {view} | {} ({}) | {} | {} | {} |",
@@ -354,7 +370,13 @@ struct Outcome {
 }
 
 impl Score {
-    fn add(&mut self, m: &Method, found: Option<&Found>, drop_doc: bool) -> Outcome {
+    fn add(
+        &mut self,
+        m: &Method,
+        found: Option<&Found>,
+        drop_doc: bool,
+        merges: Option<&Branches>,
+    ) -> Outcome {
         self.methods += 1;
         let expected: Vec<&String> = m
             .changes
@@ -377,11 +399,33 @@ impl Score {
             let hit = found
                 .keys()
                 .find(|f| same(f, commit) || alternatives.clone().any(|a| same(f, a)));
+            // The oracle's merge, found at the commits it brought.
+            let brought = merges.and_then(|b| b.brought(commit));
+            let from_branch: Vec<&String> = brought
+                .iter()
+                .flat_map(|set| found.keys().filter(|f| set.contains(*f)))
+                .collect();
+            let hit = hit.or(from_branch.first().copied());
+            if hit.is_some() {
+                used.extend(from_branch);
+            }
             match hit {
                 Some(f) => {
                     used.insert(f);
                 }
                 None => outcome.missed.push((*commit).clone()),
+            }
+        }
+        // `log`'s merge, where a commit it brought is one the oracle lists.
+        if let Some(branches) = merges {
+            let right: Vec<&String> = used.iter().copied().collect();
+            for f in found.keys() {
+                if branches
+                    .brought(f)
+                    .is_some_and(|set| right.iter().any(|r| set.contains(*r)))
+                {
+                    used.insert(f);
+                }
             }
         }
         // A commit the oracle leaves out as documentation-only is neither
@@ -399,6 +443,59 @@ impl Score {
             self.exact += 1;
         }
         outcome
+    }
+}
+
+/// The commits a merge brought into its first parent's line (`git
+/// rev-list M^1..M`, without `M`), per merge, read once. The oracles credit
+/// a side branch's change to the merge (CodeTracker compares each commit
+/// with its first parent) or to the branch's commit (CodeShovel, `log`):
+/// both views are right (issue text), so in the last view a merge and the
+/// commits it brought stand for one another.
+struct Branches<'a> {
+    clone: &'a Path,
+    known: std::cell::RefCell<BTreeMap<String, Option<std::rc::Rc<BTreeSet<String>>>>>,
+}
+
+impl<'a> Branches<'a> {
+    fn new(clone: &'a Path) -> Self {
+        Branches {
+            clone,
+            known: Default::default(),
+        }
+    }
+
+    /// `None` for a commit that is no merge (or unknown here); full ids.
+    fn brought(&self, commit: &str) -> Option<std::rc::Rc<BTreeSet<String>>> {
+        if let Some(known) = self.known.borrow().get(commit) {
+            return known.clone();
+        }
+        let parents = Command::new("git")
+            .args(["rev-list", "--no-walk", "--parents", commit])
+            .current_dir(self.clone)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .split_whitespace()
+                    .count()
+            })
+            .unwrap_or(0);
+        let set = (parents > 2).then(|| {
+            let list = git(self.clone, &["rev-list", &format!("{commit}^1..{commit}")]);
+            let full = git(self.clone, &["rev-parse", commit]);
+            std::rc::Rc::new(
+                list.lines()
+                    .filter(|c| *c != full.trim())
+                    .map(str::to_owned)
+                    .collect(),
+            )
+        });
+        self.known
+            .borrow_mut()
+            .insert(commit.to_owned(), set.clone());
+        set
     }
 }
 
