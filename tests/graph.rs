@@ -797,6 +797,27 @@ fn a_call_through_an_interface_or_a_base_reaches_the_overrides() {
         ["p.Circle.area()", "p.Shape.area()"],
         "{answer}"
     );
+    // The interface's declaration has no body: what runs is Circle's.
+    let bodiless: Vec<(String, bool)> = answer["callees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let qualname = c["qualname"].as_str().unwrap_or_default().to_owned();
+            (qualname, c["bodiless"].as_bool().unwrap_or(false))
+        })
+        .collect();
+    assert!(
+        bodiless.contains(&("p.Shape.area".to_owned(), true))
+            && bodiless.contains(&("p.Circle.area".to_owned(), false)),
+        "{answer}"
+    );
+    let text = repo.ok(&["graph", "p.Report.total", "--callees"]);
+    assert!(
+        text.contains("p.Shape.area()  src/p/Shape.java:3  scoped, no body"),
+        "{text}"
+    );
+    assert!(!text.contains("Circle.java:4  scoped, no body"), "{text}");
     // A change to the override puts the interface's callers at risk.
     repo.write(
         "src/p/Circle.java",

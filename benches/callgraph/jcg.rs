@@ -107,14 +107,15 @@ pub fn score_jcg(root: &Path, language: Jcg) {
         total.add(&score);
     }
     println!();
-    println!("| level | precision | precision, every call of those callers | recall | recall, module callers | recall, function callers | cases passed (JCG's verdict) |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| level | precision | precision, callees with a body | precision, every call of those callers | recall | recall, module callers | recall, function callers | cases passed (JCG's verdict) |");
+    println!("|---|---|---|---|---|---|---|---|");
     for level in Resolution::ALL {
         let l = at(level);
         println!(
-            "| ≤ {} | {} | {} | {} | {} | {} | {} |",
+            "| ≤ {} | {} | {} | {} | {} | {} | {} | {} |",
             level.as_str(),
             ratio(total.judged_right[l], total.judged[l]),
+            ratio(total.bodied_right[l], total.bodied[l]),
             ratio(total.calls_right[l], total.calls[l]),
             ratio(total.hit[l], total.truth),
             ratio(total.hit_module[l], total.truth_module),
@@ -799,16 +800,27 @@ impl JcgTruth {
             let prohibited = self.prohibited.contains(&(from.clone(), to.clone()));
             let name = graph.nodes.get(to).map_or("", |n| n.def.name.as_str());
             let is_judged = prohibited || judged.contains(&(from, name));
+            // A callee declared without a body (an interface's method) is
+            // what the call names, not what it runs: left out of the
+            // runtime graph's precision.
+            let bodied = is_judged && graph.nodes.get(to).is_none_or(|n| !n.def.bodiless);
             for l in at(*level)..4 {
                 s.calls[l] += 1;
                 s.calls_right[l] += usize::from(right);
                 s.judged[l] += usize::from(is_judged);
                 s.judged_right[l] += usize::from(is_judged && right);
+                s.bodied[l] += usize::from(bodied);
+                s.bodied_right[l] += usize::from(bodied && right);
                 s.prohibited[l] += usize::from(prohibited);
             }
             if !right {
                 let show = |id: &String| graph.nodes.get(id).map_or_else(|| id.clone(), Node::show);
-                let edge = format!("{} -> {} ({})", show(from), show(to), level.as_str());
+                let body = if bodied || !is_judged {
+                    ""
+                } else {
+                    ", no body"
+                };
+                let edge = format!("{} -> {} ({}{body})", show(from), show(to), level.as_str());
                 match (prohibited, is_judged) {
                     (true, _) => notes.push(format!("wrong   {edge}, a prohibited target")),
                     (false, true) => notes.push(format!("wrong   {edge}")),
@@ -988,6 +1000,10 @@ struct JcgScore {
     /// Our judged edges ([`JcgTruth::score`]), the right ones.
     judged: [usize; 4],
     judged_right: [usize; 4],
+    /// The judged edges to a callee with a body (what runs), the right
+    /// ones.
+    bodied: [usize; 4],
+    bodied_right: [usize; 4],
     /// Every edge of the callers the truth names, the right ones.
     calls: [usize; 4],
     calls_right: [usize; 4],
@@ -1014,6 +1030,8 @@ impl JcgScore {
             self.hit_module[l] += o.hit_module[l];
             self.judged[l] += o.judged[l];
             self.judged_right[l] += o.judged_right[l];
+            self.bodied[l] += o.bodied[l];
+            self.bodied_right[l] += o.bodied_right[l];
             self.calls[l] += o.calls[l];
             self.calls_right[l] += o.calls_right[l];
             self.prohibited[l] += o.prohibited[l];

@@ -200,8 +200,9 @@ pub fn lower_bound_line(unresolved: &[UnresolvedCallCount]) -> String {
 }
 
 /// `  1  Foo.Bar(int)  src/Foo.cs:12  scoped` (with the candidate count
-/// when ambiguous, and the declaration a call through an interface or a
-/// base type names).
+/// when ambiguous, the declaration a call through an interface or a base
+/// type names, and `no body` for a callee declared without one, whose
+/// implementations are what runs).
 pub fn reached_line(r: &Reached) -> String {
     let mut how = if r.resolution == "ambiguous" {
         format!("ambiguous, 1 of {}", r.candidates)
@@ -210,6 +211,9 @@ pub fn reached_line(r: &Reached) -> String {
     };
     if let Some(through) = &r.through {
         how.push_str(&format!(", through {}", terminal_safe(through)));
+    }
+    if r.symbol.bodiless {
+        how.push_str(", no body");
     }
     let edge = if r.edge == "CALLS" {
         String::new()

@@ -94,6 +94,10 @@ pub struct Def {
     /// An extension method of its first parameter's type (C# `this T x`).
     #[serde(rename = "x", default, skip_serializing_if = "std::ops::Not::not")]
     pub extension: bool,
+    /// A method or function declared without a body (an interface's or an
+    /// abstract method, a signature): a call of it runs an implementation.
+    #[serde(rename = "b", default, skip_serializing_if = "std::ops::Not::not")]
+    pub bodiless: bool,
     /// Its words for text search (`lang::words`), as found by the parse
     /// that made these facts; not kept with the graph.
     #[serde(skip)]
@@ -126,6 +130,7 @@ impl Def {
                 content_hash: s.content_hash.to_hex(),
                 arity: 0,
                 extension: false,
+                bodiless: false,
                 words: String::new(),
             })
             .collect()

@@ -21,7 +21,7 @@ pub use resolve::{
 
 /// Bumped whenever facts or resolution change meaning: a graph built with
 /// another version is rebuilt from the tree.
-pub const GRAPH_VERSION: &str = "19";
+pub const GRAPH_VERSION: &str = "20";
 
 /// The qualname of a file's module node: the caller of the code outside
 /// any declaration (top-level statements, decorators, initializers).

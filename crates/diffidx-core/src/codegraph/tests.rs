@@ -1905,3 +1905,80 @@ fn updates_follow_what_a_declared_return_type_names() {
         "main.main -CALLS/unique_name-> other.Page.Build",
     );
 }
+
+/// A method or function without a body is marked, in every language that
+/// can declare one: what a call of it runs is an implementation.
+#[test]
+fn declarations_without_a_body_are_marked() {
+    let cases: &[(&str, &str, &[&str], &[&str])] = &[
+        (
+            "Shape.java",
+            "interface Shape { double area(); default String name() { return \"s\"; } }\n\
+             abstract class Base implements Shape { abstract void draw(); public double area() { return 0; } }",
+            &["Shape.area", "Base.draw"],
+            &["Shape.name", "Base.area"],
+        ),
+        (
+            "Shape.cs",
+            "interface IShape { double Area(); }\n\
+             abstract class Base : IShape { public abstract void Draw(); public double Area() => 0; }",
+            &["IShape.Area", "Base.Draw"],
+            &["Base.Area"],
+        ),
+        (
+            "shape.ts",
+            "interface Shape { area(): number; }\n\
+             abstract class Base { abstract draw(): void; area() { return 0; } }\n\
+             function pick(a: string): string;\nfunction pick(a: any) { return a; }\n\
+             const twice = (x: number) => x * 2;",
+            &["Shape.area", "Base.draw"],
+            &["Base.area", "twice"],
+        ),
+        (
+            "shape.rs",
+            "trait Shape { fn area(&self) -> f64; fn name(&self) -> &str { \"s\" } }\nfn free() {}",
+            &["Shape::area"],
+            &["Shape::name", "free"],
+        ),
+        (
+            "shape.py",
+            "class Shape:\n    def area(self):\n        raise NotImplementedError\n",
+            &[],
+            &["Shape.area"],
+        ),
+    ];
+    for (path, source, without, with) in cases {
+        let file = facts(path, source);
+        let bodiless = |q: &str| {
+            let found: Vec<bool> = file
+                .facts
+                .defs
+                .iter()
+                .filter(|d| d.qualname.ends_with(q))
+                .map(|d| d.bodiless)
+                .collect();
+            assert!(!found.is_empty(), "{path}: no {q} in {:?}", file.facts.defs);
+            found
+        };
+        for q in *without {
+            assert!(bodiless(q).iter().all(|b| *b), "{path}: {q} has no body");
+        }
+        for q in *with {
+            assert!(bodiless(q).iter().all(|b| !*b), "{path}: {q} has a body");
+        }
+    }
+    // A TypeScript overload's signature has none; the implementation has one.
+    let file = facts(
+        "p.ts",
+        "function pick(a: string): string;\nfunction pick(a: any) { return a; }",
+    );
+    let mut marks: Vec<bool> = file
+        .facts
+        .defs
+        .iter()
+        .filter(|d| d.name == "pick")
+        .map(|d| d.bodiless)
+        .collect();
+    marks.sort();
+    assert_eq!(marks, vec![false, true], "{:?}", file.facts.defs);
+}

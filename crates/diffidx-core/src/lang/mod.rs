@@ -963,7 +963,11 @@ fn extract_from_tree(
             owners,
         )
     });
-    let arities: Vec<(u8, bool)> = walker.raw.iter().map(|r| (r.arity, r.extension)).collect();
+    let arities: Vec<(u8, bool, bool)> = walker
+        .raw
+        .iter()
+        .map(|r| (r.arity, r.extension, r.bodiless))
+        .collect();
     let words = if want == Want::Facts {
         let spans: Vec<words::Span> = walker
             .raw
@@ -985,9 +989,10 @@ fn extract_from_tree(
     };
     let facts = found.map(|(refs, imports, nested, owners)| {
         let mut defs = crate::codegraph::facts::Def::of_symbols(&symbols);
-        for (def, (arity, extension)) in defs.iter_mut().zip(arities) {
+        for (def, (arity, extension, bodiless)) in defs.iter_mut().zip(arities) {
             def.arity = arity;
             def.extension = extension;
+            def.bodiless = bodiless;
         }
         for (def, words) in defs.iter_mut().zip(words) {
             def.words = words;
@@ -1114,6 +1119,7 @@ fn add_nested_functions(
             content_hash: String::new(),
             arity: 0,
             extension: false,
+            bodiless: false,
             words: String::new(),
         });
     }
@@ -1145,6 +1151,7 @@ fn add_module_node(facts: &mut crate::codegraph::FileFacts, source: &str) {
         content_hash: String::new(),
         arity: 0,
         extension: false,
+        bodiless: false,
         words: String::new(),
     });
 }
@@ -1166,6 +1173,8 @@ struct RawSymbol {
     arity: u8,
     /// A C# extension method (`this T x` first).
     extension: bool,
+    /// A method or function declared without a body.
+    bodiless: bool,
 }
 
 #[derive(Clone, Default)]
@@ -1423,6 +1432,8 @@ impl<'a> Walker<'a> {
             end_line: end_line(end),
             arity: self.arity(node),
             extension: self.is_extension(node),
+            bodiless: matches!(kind, SymbolKind::Method | SymbolKind::Function)
+                && !self.has_body(node),
         });
         let body = body.map(|body| {
             let inner = Scope {
@@ -1535,6 +1546,7 @@ impl<'a> Walker<'a> {
             end_line: end_line(extent),
             arity: 0,
             extension: false,
+            bodiless: false,
         });
     }
 
@@ -1557,6 +1569,28 @@ impl<'a> Walker<'a> {
 
     /// Whether the first parameter carries the table's extension word (C#
     /// `this`): the method then extends that parameter's type.
+    /// Whether a declaration has a child the table's parts call its body
+    /// (an interface's method, an abstract one, a TypeScript overload's
+    /// signature have none).
+    fn has_body(&self, node: Node<'_>) -> bool {
+        self.spec.parts.iter().any(|(key, part)| {
+            if *part != parts::Part::Body {
+                return false;
+            }
+            let field = match key.split_once('/') {
+                Some((kind, field)) if kind == node.kind() => field,
+                Some(_) => return false,
+                None => key,
+            };
+            if node.child_by_field_name(field).is_some() {
+                return true;
+            }
+            let mut cursor = node.walk();
+            let found = node.named_children(&mut cursor).any(|c| c.kind() == field);
+            found
+        })
+    }
+
     fn is_extension(&self, node: Node<'_>) -> bool {
         let Some(word) = self.spec.graph.extension_word else {
             return false;

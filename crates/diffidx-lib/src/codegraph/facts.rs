@@ -140,6 +140,7 @@ mod tests {
                 content_hash: "00".into(),
                 arity: 0,
                 extension: false,
+                bodiless: false,
                 words: String::new(),
             }],
             ..FileFacts::default()

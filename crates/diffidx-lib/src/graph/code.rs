@@ -130,12 +130,15 @@ impl Row for CodeEdge {
 pub struct TreeSymbol {
     pub node: SymbolNode,
     pub unresolved: u32,
+    /// Declared without a body: a call of it runs an implementation.
+    pub bodiless: bool,
 }
 
 impl Row for TreeSymbol {
     fn props(&self) -> Vec<(&'static str, Prop<'_>)> {
         let mut props = self.node.props();
         props.push(("unresolved", Prop::Int(self.unresolved.into())));
+        props.push(("bodiless", Prop::Bool(self.bodiless)));
         props
     }
 }
@@ -345,6 +348,7 @@ impl CodeRows {
             self.symbols.push(TreeSymbol {
                 node: symbol_node(path, language, def, id),
                 unresolved: edges.unresolved.get(id).copied().unwrap_or(0),
+                bodiless: def.bodiless,
             });
             self.contains.push(SymbolContains {
                 file: path.to_owned(),

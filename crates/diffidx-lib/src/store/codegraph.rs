@@ -154,13 +154,17 @@ fn write_symbols(conn: &Connection<'_>, symbols: Vec<&TreeSymbol>) -> Result<()>
         .into_iter()
         .filter(|c| *c != "id")
         .collect();
-    let all: Vec<&str> = history.iter().copied().chain(["unresolved"]).collect();
+    let all: Vec<&str> = history
+        .iter()
+        .copied()
+        .chain(["unresolved", "bodiless"])
+        .collect();
     upsert(
         conn,
         "graph symbols",
         &format!(
             "UNWIND $rows AS r MERGE (s:Symbol {{id: r.id}}) ON CREATE SET {} \
-             ON MATCH SET s.unresolved = r.unresolved",
+             ON MATCH SET s.unresolved = r.unresolved, s.bodiless = r.bodiless",
             set(&all)
         ),
         symbols.clone(),
@@ -471,6 +475,10 @@ pub struct TreeSymbolRow {
     pub end_line: u32,
     /// References in it that matched nothing in the repository.
     pub unresolved: u32,
+    /// Declared without a body (an interface's or an abstract method, a
+    /// signature): a call of it runs an implementation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bodiless: bool,
 }
 
 /// An edge from or to a symbol, with the symbol at its other end.
@@ -501,7 +509,11 @@ pub struct ImportRow {
 }
 
 const SYMBOL_COLUMNS: &str =
-    "s.id, s.qualname, s.kind, s.sig, s.path, s.start_line, s.end_line, s.unresolved";
+    "s.id, s.qualname, s.kind, s.sig, s.path, s.start_line, s.end_line, s.unresolved, s.bodiless";
+
+/// How many values [`SYMBOL_COLUMNS`] returns: a query's own columns
+/// follow.
+const SYMBOL_WIDTH: usize = 9;
 
 fn symbol_row(r: &[::lbug::Value]) -> Option<TreeSymbolRow> {
     use super::engine::as_u32;
@@ -514,6 +526,7 @@ fn symbol_row(r: &[::lbug::Value]) -> Option<TreeSymbolRow> {
         start_line: as_u32(&r[5]),
         end_line: as_u32(&r[6]),
         unresolved: as_u32(&r[7]),
+        bodiless: matches!(r.get(8), Some(::lbug::Value::Bool(true))),
     })
 }
 
@@ -622,12 +635,12 @@ impl super::Reader<'_> {
             .filter_map(|r| {
                 Some(EdgeRow {
                     other: symbol_row(r)?,
-                    at: as_string(&r[8])?,
+                    at: as_string(&r[SYMBOL_WIDTH])?,
                     kind,
-                    resolution: as_string(&r[9])?,
-                    candidates: super::engine::as_u32(&r[10]),
-                    file: as_string(&r[11]).unwrap_or_default(),
-                    line: super::engine::as_u32(&r[12]),
+                    resolution: as_string(&r[SYMBOL_WIDTH + 1])?,
+                    candidates: super::engine::as_u32(&r[SYMBOL_WIDTH + 2]),
+                    file: as_string(&r[SYMBOL_WIDTH + 3]).unwrap_or_default(),
+                    line: super::engine::as_u32(&r[SYMBOL_WIDTH + 4]),
                 })
             })
             .collect())
@@ -673,7 +686,7 @@ impl super::Reader<'_> {
         )?;
         Ok(rows
             .iter()
-            .filter_map(|r| Some((as_string(&r[8])?, symbol_row(r)?)))
+            .filter_map(|r| Some((as_string(&r[SYMBOL_WIDTH])?, symbol_row(r)?)))
             .collect())
     }
 
@@ -698,12 +711,12 @@ impl super::Reader<'_> {
             .filter_map(|r| {
                 Some(EdgeRow {
                     other: symbol_row(r)?,
-                    at: as_string(&r[8])?,
+                    at: as_string(&r[SYMBOL_WIDTH])?,
                     kind: "CONTAINS",
                     resolution: "exact".to_owned(),
                     candidates: 1,
-                    file: as_string(&r[9]).unwrap_or_default(),
-                    line: super::engine::as_u32(&r[10]),
+                    file: as_string(&r[SYMBOL_WIDTH + 1]).unwrap_or_default(),
+                    line: super::engine::as_u32(&r[SYMBOL_WIDTH + 2]),
                 })
             })
             .collect())
@@ -820,12 +833,12 @@ impl Store {
             (
                 "file-symbol",
                 "MATCH (a:File)-[r:CONTAINS]->(b:Symbol) RETURN a.path, b.id, r.file, b.qualname, \
-                 b.kind, b.sig, b.start_line, b.end_line, b.unresolved",
+                 b.kind, b.sig, b.start_line, b.end_line, b.unresolved, b.bodiless",
             ),
             (
                 "symbol-symbol",
                 "MATCH (a:Symbol)-[r:CONTAINS]->(b:Symbol) RETURN a.id, b.id, r.file, b.qualname, \
-                 b.kind, b.sig, b.start_line, b.end_line, b.unresolved",
+                 b.kind, b.sig, b.start_line, b.end_line, b.unresolved, b.bodiless",
             ),
             (
                 "import",
@@ -921,7 +934,7 @@ impl Store {
             let q = format!(
                 "MATCH {pattern}-[r:CONTAINS]->(s:Symbol) RETURN r.file, {parent}, s.id, s.path, \
                  s.qualname, s.name, s.kind, s.sig, s.language, s.start_line, s.end_line, \
-                 s.content_hash, s.unresolved"
+                 s.content_hash, s.unresolved, s.bodiless"
             );
             for r in query(&conn, "read graph", &q)? {
                 let text = |i: usize| as_string(&r[i]).unwrap_or_default();
@@ -946,6 +959,7 @@ impl Store {
                         content_hash: text(11),
                     },
                     unresolved: as_u32(&r[12]),
+                    bodiless: matches!(r.get(13), Some(::lbug::Value::Bool(true))),
                 });
             }
         }
@@ -1043,6 +1057,7 @@ mod tests {
                 content_hash: format!("hash-{id}"),
             },
             unresolved,
+            bodiless: false,
         }
     }
 
@@ -1114,7 +1129,10 @@ mod tests {
             .unwrap();
         // Each as if written whole: a store made with only the wanted rows.
         let (_dir2, expected) = empty_store();
-        let every: Vec<&str> = history.into_iter().chain(["unresolved"]).collect();
+        let every: Vec<&str> = history
+            .into_iter()
+            .chain(["unresolved", "bodiless"])
+            .collect();
         create(&expected, &every, wanted.iter().map(|s| row(*s)).collect());
         for s in wanted {
             assert_eq!(

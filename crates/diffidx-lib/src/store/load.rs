@@ -405,7 +405,7 @@ fn stage_symbols(
         what,
         "Symbol",
         &SYMBOL_COLUMNS,
-        &["CAST(NULL AS INT64)"],
+        &["CAST(NULL AS INT64)", "CAST(NULL AS BOOLEAN)"],
         symbols.to_vec(),
     )?;
     stored.extend(symbols.iter().map(|s| Arc::clone(&s.id)));
@@ -413,7 +413,7 @@ fn stage_symbols(
 }
 
 /// The columns of `Symbol` a history row fills, in the table's order (the
-/// code graph's `unresolved` follows).
+/// code graph's `unresolved` and `bodiless` follow).
 pub(super) const SYMBOL_COLUMNS: [&str; 11] = [
     "id",
     "path",

@@ -23,6 +23,9 @@
 //! (:File)-[:IMPORTS {kind, alias, line}]->(:Module|:File)
 //! (:Symbol)-[:CALLS|INHERITS|IMPLEMENTS {file, resolution, candidates, line, sites}]->(:Symbol)
 //! Symbol.unresolved: references in it that match nothing in the repository.
+//! Symbol.bodiless: a method or function declared without a body (an
+//!     interface's or an abstract method, a signature): what a call of it
+//!     runs is an implementation
 //! (:UnresolvedCall {id, path, name, qualified, bare})  calls of `name` in
 //!     the file at `path` that match nothing: on a receiver (`x.name()`,
 //!     `mod.name()`) or by a bare name
@@ -35,7 +38,7 @@
 //! The properties are those of `crate::graph` (the same as in Neo4j), plus
 //! `seq`, which orders commits loaded in the same second (oldest first).
 
-pub const SCHEMA_VERSION: &str = "7";
+pub const SCHEMA_VERSION: &str = "8";
 
 pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -44,7 +47,7 @@ pub const CREATE: &[&str] = &[
     "CREATE NODE TABLE IF NOT EXISTS File(path STRING, language STRING, PRIMARY KEY(path))",
     "CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, path STRING, qualname STRING, name STRING, \
      kind STRING, sig STRING, language STRING, deleted BOOLEAN, start_line INT64, end_line INT64, \
-     content_hash STRING, unresolved INT64, PRIMARY KEY(id))",
+     content_hash STRING, unresolved INT64, bodiless BOOLEAN, PRIMARY KEY(id))",
     "CREATE REL TABLE IF NOT EXISTS CHANGED_IN(FROM Symbol TO Commit, status STRING, old_path STRING, \
      modified BOOLEAN, start_line INT64, end_line INT64)",
     "CREATE REL TABLE IF NOT EXISTS CHILD_OF(FROM Symbol TO Symbol, FROM Symbol TO File)",

@@ -472,7 +472,8 @@ pub(super) async fn write_code_graph(
         "UNWIND $rows AS r MERGE (s:Symbol {id: r.id}) SET s.repo = $repo, s.path = r.path, \
          s.qualname = r.qualname, s.name = r.name, s.kind = r.kind, s.sig = r.sig, \
          s.language = r.language, s.deleted = false, s.start_line = r.start_line, \
-         s.end_line = r.end_line, s.content_hash = r.content_hash, s.unresolved = r.unresolved",
+         s.end_line = r.end_line, s.content_hash = r.content_hash, s.unresolved = r.unresolved, \
+         s.bodiless = r.bodiless",
         rows.symbols
             .iter()
             .map(|s| map(s, vec![("id", ns(&s.node.id))]))
