@@ -1982,3 +1982,45 @@ fn declarations_without_a_body_are_marked() {
     marks.sort();
     assert_eq!(marks, vec![false, true], "{:?}", file.facts.defs);
 }
+
+/// A Java type named through its outer type (`new Queue.Decorator(x)`,
+/// `Queue.Decorator d`) is that nested type.
+#[test]
+fn java_types_named_through_their_outer_type() {
+    let files = tree(&[(
+        "src/q/Queue.java",
+        "package q;\npublic class Queue {\n\
+         static class Decorator { Decorator(int x) {} void wrap() {} }\n\
+         void add() { Queue.Decorator d = new Queue.Decorator(1); d.wrap(); }\n\
+         void take(Queue.Decorator d) { d.wrap(); }\n}\n",
+    )]);
+    let e = edges(&files);
+    has(
+        &e,
+        "q.Queue.add() -CALLS/scoped-> q.Queue.Decorator.Decorator(int)",
+    );
+    has(&e, "q.Queue.add() -CALLS/scoped-> q.Queue.Decorator.wrap()");
+    has(
+        &e,
+        "q.Queue.take(Queue.Decorator) -CALLS/scoped-> q.Queue.Decorator.wrap()",
+    );
+}
+
+/// C#'s target-typed `new(...)` makes the type its declaration declares.
+#[test]
+fn csharp_target_typed_new_calls_the_declared_types_constructor() {
+    let files = tree(&[(
+        "Shop.cs",
+        "namespace Shop {\n\
+         public class Cart { public Cart() {} public Cart(int n) {} }\n\
+         public class Till {\n\
+         private readonly Cart _cart = new(3);\n\
+         public Cart Spare { get; } = new();\n\
+         void Open() { Cart c = new(); Take(new()); }\n\
+         void Take(Cart c) {}\n}\n}\n",
+    )]);
+    let e = edges(&files);
+    has(&e, "Shop.Till._cart -CALLS/scoped-> Shop.Cart.Cart(int)");
+    has(&e, "Shop.Till.Spare -CALLS/scoped-> Shop.Cart.Cart()");
+    has(&e, "Shop.Till.Open() -CALLS/scoped-> Shop.Cart.Cart()");
+}

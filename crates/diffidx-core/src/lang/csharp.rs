@@ -180,6 +180,16 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 },
             ),
             (
+                "implicit_object_creation_expression",
+                RefRole::NewOfDeclaredType {
+                    arguments: "argument_list",
+                    declarations: &[
+                        ("variable_declaration", "type"),
+                        ("property_declaration", "type"),
+                    ],
+                },
+            ),
+            (
                 "constructor_initializer",
                 RefRole::ConstructorChain {
                     arguments: "argument_list",

@@ -160,6 +160,8 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             ),
             ("field_access", "object", "field", Qualifier::PathOrValue),
             ("scoped_identifier", "scope", "name", Qualifier::Path),
+            // A type named through its outer type (`new Outer.Inner()`).
+            ("scoped_type_identifier", "", "", Qualifier::Path),
         ],
         wrappers: &[("generic_type", None)],
         this_words: &["this"],

@@ -17,7 +17,8 @@ pub struct GraphSpec {
     /// Node kinds that are references or imports.
     pub refs: &'static [(&'static str, RefRole)],
     /// Dotted or scoped names: `(kind, qualifier field, name field or child
-    /// kind, what the qualifier is)`. An empty qualifier field means none.
+    /// kind, what the qualifier is)`. An empty qualifier field means none;
+    /// both empty, a path whose named children are its segments.
     pub paths: &'static [(&'static str, &'static str, &'static str, Qualifier)],
     /// Wrappers of a name (generic arguments, primary-constructor bases):
     /// `(kind, field of the inner name)`; no field means the first named child.
@@ -172,6 +173,14 @@ pub enum RefRole {
     New {
         ty: &'static str,
         arguments: &'static str,
+    },
+    /// A constructor call that names no type (C#'s target-typed
+    /// `new(...)`): the type is the one the declaration it initializes
+    /// declares, `(kind, type field)` of `declarations` (the node's parent
+    /// or grandparent); elsewhere (an argument, a `return`) it is not read.
+    NewOfDeclaredType {
+        arguments: &'static str,
+        declarations: &'static [(&'static str, &'static str)],
     },
     /// `: base(...)` / `: this(...)`: a call of a base or sibling constructor.
     ConstructorChain { arguments: &'static str },
@@ -596,6 +605,32 @@ impl<'a> RefWalker<'a> {
                     .child_by_field_name(ty)
                     .map_or(0, |t| self.type_args(t));
                 let args = node.child_by_field_name(arguments);
+                let reference = self.with_arguments(reference, args);
+                self.push(node, reference);
+            }
+            RefRole::NewOfDeclaredType {
+                arguments,
+                declarations,
+            } => {
+                let declared = [node.parent(), node.parent().and_then(|p| p.parent())]
+                    .into_iter()
+                    .flatten()
+                    .find_map(|d| {
+                        let (_, field) = declarations.iter().find(|(k, _)| *k == d.kind())?;
+                        d.child_by_field_name(field)
+                    });
+                let Some(ty) = declared else { return };
+                let Some(segments) = self.declared_type(ty) else {
+                    return;
+                };
+                let (qualifier, name) = split_last(segments);
+                let receiver = path_receiver(&qualifier);
+                let mut reference = self.reference(RefKind::New, receiver, qualifier, name, node);
+                reference.type_args = self.type_args(ty);
+                let mut cursor = node.walk();
+                let args = node
+                    .named_children(&mut cursor)
+                    .find(|c| c.kind() == arguments);
                 let reference = self.with_arguments(reference, args);
                 self.push(node, reference);
             }
@@ -1380,8 +1415,15 @@ impl<'a> RefWalker<'a> {
                 .and_then(|t| t.last().cloned())
                 .unwrap_or_default();
         }
-        let creation = self
-            .spec
+        self.created_type(value)
+            .and_then(|s| s.last().cloned())
+            .unwrap_or_default()
+    }
+
+    /// The type `new T(...)` names, as path segments (`Outer.Inner`).
+    fn created_type(&self, value: Node<'a>) -> Option<Vec<String>> {
+        let kind = value.kind();
+        self.spec
             .refs
             .iter()
             .find_map(|(k, role)| match role {
@@ -1389,8 +1431,7 @@ impl<'a> RefWalker<'a> {
                 _ => None,
             })
             .and_then(|ty| value.child_by_field_name(ty))
-            .and_then(|t| self.segments(t));
-        creation.and_then(|s| s.last().cloned()).unwrap_or_default()
+            .and_then(|t| self.segments(t))
     }
 
     fn bases(&mut self, list: Node<'_>, owner_type: Option<String>) {
@@ -1947,6 +1988,9 @@ impl<'a> RefWalker<'a> {
     /// The type a value shows: `new T(...)`, `T::new(...)`, `T { .. }`.
     pub(crate) fn value_type(&self, value: Node<'a>) -> Option<Vec<String>> {
         let value = self.unwrap(value);
+        if let Some(created) = self.created_type(value) {
+            return Some(created);
+        }
         let ty = self.visible_type(value);
         if !ty.is_empty() && !self.spec.literal_types.iter().any(|(_, t)| *t == ty) {
             return Some(vec![ty]);
@@ -1997,7 +2041,21 @@ impl<'a> RefWalker<'a> {
             return plain.then(|| vec![text.trim_start_matches('@').to_owned()]);
         }
         let (qualifier_field, name_field, what) = self.path_form(node.kind())?;
-        if what == Qualifier::Value || qualifier_field.is_empty() {
+        if what == Qualifier::Value {
+            return None;
+        }
+        if qualifier_field.is_empty() && name_field.is_empty() {
+            // A path without fields (Java's `Outer.Inner`): its named
+            // children, in order.
+            let mut cursor = node.walk();
+            let parts: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            let mut segments = Vec::new();
+            for part in parts {
+                segments.extend(self.segments(part)?);
+            }
+            return Some(segments);
+        }
+        if qualifier_field.is_empty() {
             return None;
         }
         let mut segments = match node.child_by_field_name(qualifier_field) {
