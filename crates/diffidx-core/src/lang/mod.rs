@@ -1567,8 +1567,6 @@ impl<'a> Walker<'a> {
         list.map_or(0, |l| l.named_child_count().min(u8::MAX as usize) as u8)
     }
 
-    /// Whether the first parameter carries the table's extension word (C#
-    /// `this`): the method then extends that parameter's type.
     /// Whether a declaration has a child the table's parts call its body
     /// (an interface's method, an abstract one, a TypeScript overload's
     /// signature have none).
@@ -1591,6 +1589,8 @@ impl<'a> Walker<'a> {
         })
     }
 
+    /// Whether the first parameter carries the table's extension word (C#
+    /// `this`): the method then extends that parameter's type.
     fn is_extension(&self, node: Node<'_>) -> bool {
         let Some(word) = self.spec.graph.extension_word else {
             return false;

@@ -594,19 +594,13 @@ impl<'a> RefWalker<'a> {
                 self.push(node, reference);
             }
             RefRole::New { ty, arguments } => {
-                let Some(segments) = node.child_by_field_name(ty).and_then(|t| self.segments(t))
-                else {
+                let Some(ty) = node.child_by_field_name(ty) else {
                     return;
                 };
-                let (qualifier, name) = split_last(segments);
-                let receiver = path_receiver(&qualifier);
-                let mut reference = self.reference(RefKind::New, receiver, qualifier, name, node);
-                reference.type_args = node
-                    .child_by_field_name(ty)
-                    .map_or(0, |t| self.type_args(t));
-                let args = node.child_by_field_name(arguments);
-                let reference = self.with_arguments(reference, args);
-                self.push(node, reference);
+                if let Some(segments) = self.segments(ty) {
+                    let args = node.child_by_field_name(arguments);
+                    self.push_new(node, ty, segments, args);
+                }
             }
             RefRole::NewOfDeclaredType {
                 arguments,
@@ -620,19 +614,13 @@ impl<'a> RefWalker<'a> {
                         d.child_by_field_name(field)
                     });
                 let Some(ty) = declared else { return };
-                let Some(segments) = self.declared_type(ty) else {
-                    return;
-                };
-                let (qualifier, name) = split_last(segments);
-                let receiver = path_receiver(&qualifier);
-                let mut reference = self.reference(RefKind::New, receiver, qualifier, name, node);
-                reference.type_args = self.type_args(ty);
-                let mut cursor = node.walk();
-                let args = node
-                    .named_children(&mut cursor)
-                    .find(|c| c.kind() == arguments);
-                let reference = self.with_arguments(reference, args);
-                self.push(node, reference);
+                if let Some(segments) = self.declared_type(ty) {
+                    let mut cursor = node.walk();
+                    let args = node
+                        .named_children(&mut cursor)
+                        .find(|c| c.kind() == arguments);
+                    self.push_new(node, ty, segments, args);
+                }
             }
             RefRole::ConstructorChain { arguments } => {
                 let mut cursor = node.walk();
@@ -1378,6 +1366,22 @@ impl<'a> RefWalker<'a> {
             .find(|c| c.kind().contains("type_argument"))
             .map_or(0, |list| list.named_child_count());
         count.min(u8::MAX as usize) as u8
+    }
+
+    /// A constructor call at `node` of the type `ty` names (`segments`).
+    fn push_new(
+        &mut self,
+        node: Node<'a>,
+        ty: Node<'a>,
+        segments: Vec<String>,
+        args: Option<Node<'a>>,
+    ) {
+        let (qualifier, name) = split_last(segments);
+        let receiver = path_receiver(&qualifier);
+        let mut reference = self.reference(RefKind::New, receiver, qualifier, name, node);
+        reference.type_args = self.type_args(ty);
+        let reference = self.with_arguments(reference, args);
+        self.push(node, reference);
     }
 
     fn with_arguments(&self, mut reference: Reference, args: Option<Node<'a>>) -> Reference {
