@@ -2024,3 +2024,33 @@ fn csharp_target_typed_new_calls_the_declared_types_constructor() {
     has(&e, "Shop.Till.Spare -CALLS/scoped-> Shop.Cart.Cart()");
     has(&e, "Shop.Till.Open() -CALLS/scoped-> Shop.Cart.Cart()");
 }
+
+/// A TypeScript constructor parameter marked `private`, `public`,
+/// `protected` or `readonly` is a member: `this.repo` has its type, in
+/// every method and in the constructor; an unmarked one is no member.
+#[test]
+fn typescript_constructor_parameter_members_type_this_fields() {
+    let files = tree(&[
+        (
+            "src/repo.ts",
+            "export class Repo { save() {} }\nexport class Log { write() {} }\n",
+        ),
+        (
+            "src/shop.ts",
+            "import { Repo, Log } from './repo';\n\
+             export class Shop {\n\
+             \x20 early() { this.repo.save(); }\n\
+             \x20 constructor(private readonly repo: Repo, log: Log) { this.repo.save(); }\n\
+             \x20 late() { this.repo.save(); this.log.write(); }\n}\n",
+        ),
+    ]);
+    let e = edges(&files);
+    for wanted in [
+        "Shop.early -CALLS/scoped-> Repo.save",
+        "Shop.constructor -CALLS/scoped-> Repo.save",
+        "Shop.late -CALLS/scoped-> Repo.save",
+    ] {
+        has(&e, wanted);
+    }
+    lacks(&e, "Shop.late -CALLS/scoped-> Log.write");
+}

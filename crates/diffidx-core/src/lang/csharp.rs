@@ -277,6 +277,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         ],
         members_anywhere: &["field_declaration", "property_declaration"],
         this_members: &[],
+        parameter_members: None,
         parameter_lists: &["parameter_list"],
         extension_word: Some("this"),
         static_operators: true,

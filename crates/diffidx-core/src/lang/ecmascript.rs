@@ -9,7 +9,7 @@
 //! function or a function expression, a variable otherwise.
 
 use super::parts::Part;
-use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
+use super::refs::{Binding, GraphSpec, Modules, ParameterMembers, Qualifier, RefRole, ScopeRules};
 use super::values::FlowSpec;
 use super::{DeclaratorRule, KindBy, LanguageSpec, Name, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
@@ -219,6 +219,13 @@ const GRAPH: GraphSpec = GraphSpec {
     members_anywhere: &["public_field_definition"],
     // `repo: Repo` in a class: only `this.repo` is it.
     this_members: &["public_field_definition"],
+    // `constructor(private repo: Repo)` declares `this.repo` too.
+    parameter_members: Some(ParameterMembers {
+        kind: "method_definition",
+        name: "constructor",
+        parameters: "parameters",
+        marks: &["accessibility_modifier", "readonly"],
+    }),
     parameter_lists: &["formal_parameters"],
     extension_word: None,
     static_operators: false,

@@ -191,6 +191,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         ],
         members_anywhere: &[],
         this_members: &[],
+        parameter_members: None,
         parameter_lists: &["parameter_list"],
         extension_word: None,
         static_operators: false,

@@ -204,6 +204,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         ],
         members_anywhere: &["field_declaration"],
         this_members: &[],
+        parameter_members: None,
         parameter_lists: &["formal_parameters"],
         extension_word: None,
         static_operators: false,

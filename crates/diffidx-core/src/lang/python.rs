@@ -203,6 +203,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         bindings: &[],
         members_anywhere: &[],
         this_members: &[],
+        parameter_members: None,
         parameter_lists: &["parameters"],
         extension_word: None,
         static_operators: false,

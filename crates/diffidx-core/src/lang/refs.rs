@@ -41,6 +41,9 @@ pub struct GraphSpec {
     /// Binding kinds only `this.x` reaches (JavaScript's class fields): a
     /// bare name passes them by, and `this.x` looks at nothing else.
     pub this_members: &'static [&'static str],
+    /// Constructor parameters that declare members (TypeScript's
+    /// `constructor(private repo: Repo)`): `this.repo` reaches them.
+    pub parameter_members: Option<ParameterMembers>,
     /// A call on a type's path yields that type (Rust `Store::open()`). In
     /// C#, `Policy.Handle()` is as often a builder of something else.
     pub path_calls_make_their_type: bool,
@@ -310,6 +313,17 @@ pub enum Modules {
     /// file relative to its own (`./text.js`, `../util`, a directory's
     /// `index`): ES modules and CommonJS.
     FilePath,
+}
+
+/// Which constructor parameters are members too: those of the
+/// `constructor` (a `kind` named `name`) in its `parameters` field that
+/// carry one of `marks` (a child kind or a word: `private`, `readonly`).
+#[derive(Debug, Clone, Copy)]
+pub struct ParameterMembers {
+    pub kind: &'static str,
+    pub name: &'static str,
+    pub parameters: &'static str,
+    pub marks: &'static [&'static str],
 }
 
 /// Scope rules of a language, as data for the resolver.
@@ -1722,6 +1736,15 @@ impl<'a> RefWalker<'a> {
             let mut cursor = parent.walk();
             let mut after = false;
             for child in parent.named_children(&mut cursor) {
+                // A constructor's member parameters, wherever the use is
+                // (in the constructor too).
+                if reach == Reach::This {
+                    let members = self.parameter_members(child);
+                    if let Some(ty) = members.into_iter().find_map(|p| of(p, parent)) {
+                        found = Some(ty);
+                        break 'up;
+                    }
+                }
                 if child.id() == node.id() {
                     // Not its own initializer (`let x = x.y();`), and
                     // nothing declared after the use but a type's members.
@@ -1748,6 +1771,36 @@ impl<'a> RefWalker<'a> {
         }
         self.typing_depth.set(self.typing_depth.get() - 1);
         found
+    }
+
+    /// The parameters of a constructor `node` that declare members (the
+    /// table's [`ParameterMembers`]); none for anything else.
+    fn parameter_members(&self, node: Node<'a>) -> Vec<Node<'a>> {
+        let Some(rule) = self.spec.parameter_members else {
+            return Vec::new();
+        };
+        let is_constructor = node.kind() == rule.kind
+            && node
+                .child_by_field_name("name")
+                .is_some_and(|n| self.text(n) == rule.name);
+        let Some(list) = node
+            .child_by_field_name(rule.parameters)
+            .filter(|_| is_constructor)
+        else {
+            return Vec::new();
+        };
+        let mut cursor = list.walk();
+        let parameters: Vec<Node<'a>> = list.named_children(&mut cursor).collect();
+        parameters
+            .into_iter()
+            .filter(|p| {
+                let mut cursor = p.walk();
+                let marked = p
+                    .children(&mut cursor)
+                    .any(|c| rule.marks.contains(&c.kind()) || rule.marks.contains(&self.text(c)));
+                marked
+            })
+            .collect()
     }
 
     /// For a declaration `node`, a child of `block`: `None` when it does

@@ -240,6 +240,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         ],
         members_anywhere: &[],
         this_members: &[],
+        parameter_members: None,
         parameter_lists: &["parameters"],
         extension_word: None,
         static_operators: false,
