@@ -2017,12 +2017,17 @@ fn csharp_target_typed_new_calls_the_declared_types_constructor() {
          private readonly Cart _cart = new(3);\n\
          public Cart Spare { get; } = new();\n\
          void Open() { Cart c = new(); Take(new()); }\n\
+         Cart Make() => new(1);\n\
+         Cart Wrap() => Pass(new());\n\
          void Take(Cart c) {}\n}\n}\n",
     )]);
     let e = edges(&files);
     has(&e, "Shop.Till._cart -CALLS/scoped-> Shop.Cart.Cart(int)");
     has(&e, "Shop.Till.Spare -CALLS/scoped-> Shop.Cart.Cart()");
     has(&e, "Shop.Till.Open() -CALLS/scoped-> Shop.Cart.Cart()");
+    has(&e, "Shop.Till.Make() -CALLS/scoped-> Shop.Cart.Cart(int)");
+    // An argument's `new()` has the parameter's type: not read.
+    lacks(&e, "Shop.Till.Wrap() -CALLS/scoped-> Shop.Cart.Cart()");
 }
 
 /// A TypeScript constructor parameter marked `private`, `public`,

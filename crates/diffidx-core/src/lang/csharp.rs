@@ -183,9 +183,13 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 "implicit_object_creation_expression",
                 RefRole::NewOfDeclaredType {
                     arguments: "argument_list",
+                    // `Cart c = new();`, `Cart P { get; } = new();`, and the
+                    // arrow bodies `Cart P => new();`, `Cart Make() => new();`.
                     declarations: &[
                         ("variable_declaration", "type"),
                         ("property_declaration", "type"),
+                        ("method_declaration", "returns"),
+                        ("local_function_statement", "type"),
                     ],
                 },
             ),
