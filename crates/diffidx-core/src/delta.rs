@@ -258,6 +258,7 @@ pub fn label_file<'a>(
                 let candidate = changes.iter().any(|c| {
                     c.touches_old(o.start_line, o.end_line)
                         || c.touches_new(n.start_line, n.end_line)
+                        || c.cuts((o.start_line, o.end_line), (n.start_line, n.end_line))
                 });
                 let status = if candidate && differs {
                     Status::Modified
@@ -1419,6 +1420,38 @@ mod tests {
                 "DELETED c.cs C.Gone"
             ]
         );
+    }
+
+    /// A method deleted from between an annotation and the next method
+    /// leaves the annotation heading that method: a hunk that only
+    /// removes lines, cutting inside its new span, makes it a candidate; a
+    /// cut just above a span does not.
+    #[test]
+    fn a_cut_inside_a_span_is_a_candidate() {
+        let old = file(vec![
+            sym(SymbolKind::Method, "C.Gone", (1, 6), 1),
+            sym(SymbolKind::Method, "C.Run", (7, 9), 2),
+            sym(SymbolKind::Method, "C.Next", (10, 11), 3),
+        ]);
+        let new = file(vec![
+            sym(SymbolKind::Method, "C.Run", (1, 4), 9),
+            sym(SymbolKind::Method, "C.Next", (5, 6), 8),
+        ]);
+        let changes = [hunk(2..7, 2..2)];
+        let labeled = label_in_place("c.cs", &old, &new, &changes);
+        assert_eq!(
+            summary(&labeled),
+            [
+                "MODIFIED c.cs C.Run",
+                "UNCHANGED c.cs C.Next",
+                "DELETED c.cs C.Gone"
+            ]
+        );
+        // The same cut, and an insertion inside an old span.
+        assert!(changes[0].cuts((7, 9), (1, 4)));
+        assert!(!changes[0].cuts((10, 11), (5, 6)));
+        assert!(hunk(3..3, 3..8).cuts((1, 5), (1, 10)));
+        assert!(!hunk(3..3, 3..8).cuts((3, 5), (8, 10)));
     }
 
     #[test]

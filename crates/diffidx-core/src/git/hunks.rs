@@ -20,6 +20,17 @@ impl LineChange {
     pub fn touches_new(&self, start: u32, end: u32) -> bool {
         overlaps(&self.new, start, end)
     }
+
+    /// True when a hunk that only removes lines removes them from inside
+    /// the inclusive span on the new side: the lines before and after the
+    /// cut are both in it (a method deleted from between an annotation and
+    /// the method it now heads). An insertion inside an old span alike.
+    pub fn cuts(&self, old: (u32, u32), new: (u32, u32)) -> bool {
+        let inside = |range: &std::ops::Range<u32>, (start, end): (u32, u32)| {
+            range.is_empty() && start < range.start && range.start <= end
+        };
+        inside(&self.new, new) || inside(&self.old, old)
+    }
 }
 
 fn overlaps(range: &std::ops::Range<u32>, start: u32, end: u32) -> bool {
