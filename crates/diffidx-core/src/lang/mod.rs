@@ -1567,26 +1567,23 @@ impl<'a> Walker<'a> {
         list.map_or(0, |l| l.named_child_count().min(u8::MAX as usize) as u8)
     }
 
-    /// Whether a declaration has a child the table's parts call its body
-    /// (an interface's method, an abstract one, a TypeScript overload's
-    /// signature have none).
+    /// Whether a declaration has a child the table's parts call its body,
+    /// as change types read it (an interface's method, an abstract one, a
+    /// TypeScript overload's signature have none).
     fn has_body(&self, node: Node<'_>) -> bool {
-        self.spec.parts.iter().any(|(key, part)| {
-            if *part != parts::Part::Body {
-                return false;
-            }
-            let field = match key.split_once('/') {
-                Some((kind, field)) if kind == node.kind() => field,
-                Some(_) => return false,
-                None => key,
-            };
-            if node.child_by_field_name(field).is_some() {
+        let mut cursor = node.walk();
+        if !cursor.goto_first_child() {
+            return false;
+        }
+        loop {
+            let (child, field) = (cursor.node(), cursor.field_name());
+            if parts::child_part(self.spec, node.kind(), field, child) == parts::Part::Body {
                 return true;
             }
-            let mut cursor = node.walk();
-            let found = node.named_children(&mut cursor).any(|c| c.kind() == field);
-            found
-        })
+            if !cursor.goto_next_sibling() {
+                return false;
+            }
+        }
     }
 
     /// Whether the first parameter carries the table's extension word (C#

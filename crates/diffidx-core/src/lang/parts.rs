@@ -192,6 +192,28 @@ impl Hashers {
 }
 
 /// Reads the parts of declarations in one parsed file.
+/// The part the table gives `child` of a declaration of kind `parent`:
+/// by a `kind/field` entry (one declaration kind's field), else by its
+/// field, else (a named node) by its kind.
+pub(super) fn child_part(
+    spec: &LanguageSpec,
+    parent: &str,
+    field: Option<&str>,
+    child: Node<'_>,
+) -> Part {
+    let lookup = |key: &str| spec.parts.iter().find(|(k, _)| *k == key).map(|(_, p)| *p);
+    let by_kind_field = field.and_then(|f| {
+        spec.parts.iter().find_map(|(key, part)| {
+            let (kind, field) = key.split_once('/')?;
+            (kind == parent && field == f).then_some(*part)
+        })
+    });
+    by_kind_field
+        .or_else(|| field.and_then(lookup))
+        .or_else(|| child.is_named().then(|| lookup(child.kind())).flatten())
+        .unwrap_or(Part::Other)
+}
+
 pub(super) struct PartsReader<'a> {
     pub spec: &'static LanguageSpec,
     pub table: &'a KindTable,
@@ -219,7 +241,8 @@ impl PartsReader<'_> {
                 while let Some(p) = prev.filter(|p| {
                     self.table.is_leading(p.kind_id()) || self.table.is_comment(p.kind_id())
                 }) {
-                    self.classified(p, None, None, None, &mut hashers);
+                    let part = child_part(self.spec, "", None, p);
+                    self.classified(p, part, None, &mut hashers);
                     prev = p.prev_named_sibling();
                 }
             }
@@ -273,15 +296,8 @@ impl PartsReader<'_> {
         loop {
             let child = cursor.node();
             if !skip(child) {
-                let field = cursor.field_name();
-                // `kind/field` entries name one declaration kind's field.
-                let part = field.and_then(|f| {
-                    self.spec.parts.iter().find_map(|(key, part)| {
-                        let (kind, field) = key.split_once('/')?;
-                        (kind == node.kind() && field == f).then_some(*part)
-                    })
-                });
-                self.classified(child, field, part, docstring, hashers);
+                let part = child_part(self.spec, node.kind(), cursor.field_name(), child);
+                self.classified(child, part, docstring, hashers);
             }
             if !cursor.goto_next_sibling() {
                 break;
@@ -289,13 +305,12 @@ impl PartsReader<'_> {
         }
     }
 
-    /// The part of `node` (`given`, else by `field`, else by its kind), and
-    /// its tokens hashed into it; nested nodes may name other parts.
+    /// `node`'s tokens hashed into `part`; nested nodes may name other
+    /// parts.
     fn classified(
         &self,
         node: Node<'_>,
-        field: Option<&str>,
-        given: Option<Part>,
+        part: Part,
         docstring: Option<Node<'_>>,
         hashers: &mut Hashers,
     ) {
@@ -306,10 +321,6 @@ impl PartsReader<'_> {
                 .find(|(k, _)| *k == key)
                 .map(|(_, p)| *p)
         };
-        let part = given
-            .or_else(|| field.and_then(lookup))
-            .or_else(|| node.is_named().then(|| lookup(node.kind())).flatten())
-            .unwrap_or(Part::Other);
         // An explicit stack: a body may nest arbitrarily deep.
         let mut stack = vec![(node, part)];
         while let Some((node, part)) = stack.pop() {

@@ -526,7 +526,7 @@ fn symbol_row(r: &[::lbug::Value]) -> Option<TreeSymbolRow> {
         start_line: as_u32(&r[5]),
         end_line: as_u32(&r[6]),
         unresolved: as_u32(&r[7]),
-        bodiless: matches!(r.get(8), Some(::lbug::Value::Bool(true))),
+        bodiless: matches!(r.get(SYMBOL_WIDTH - 1), Some(::lbug::Value::Bool(true))),
     })
 }
 
@@ -1040,6 +1040,13 @@ mod tests {
     use crate::graph::SymbolNode;
     use crate::store::Access;
     use std::time::Duration;
+
+    /// A query's own columns are read after the symbol's: the width must
+    /// be the list's.
+    #[test]
+    fn the_symbol_width_is_the_symbol_columns_count() {
+        assert_eq!(SYMBOL_COLUMNS.split(',').count(), SYMBOL_WIDTH);
+    }
 
     fn symbol(id: &str, path: &str, start_line: u32, unresolved: u32) -> TreeSymbol {
         TreeSymbol {
