@@ -31,6 +31,12 @@
 //!   (one vector cache per repository under the work directory, so a
 //!   checkout embeds only what the previous ones did not), and the
 //!   vectors are measured alone and as a signal of the ranking.
+//! - `BENCH_LOCALIZATION_ONDEMAND=MODEL_DIR`: also `search --semantic`
+//!   without a semantic index, as a user with `diffidx.embed.onDemand` gets
+//!   it: the chunks of each question's first candidates embedded then
+//!   (cached per repository under the work directory, as above);
+//!   `BENCH_LOCALIZATION_ONDEMAND_VARIANTS`: other candidate counts and
+//!   weights beside the defaults, as JSON (`{"label": [100, 1.0]}`).
 //! - `BENCH_LOCALIZATION_ABLATION=0`: skip the per-signal table.
 //! - `BENCH_LOCALIZATION_LATENCY=0`: skip the latency through the server;
 //!   `BENCH_LOCALIZATION_LATENCY_REPO=OWNER/NAME`: measure it there
@@ -179,6 +185,46 @@ fn semantic_ranking(
     let mut searcher = diffidx_lib::semantic::SemanticSearcher::load(&state, &source)
         .unwrap_or_else(|e| panic!("{}: {e}", instance.instance_id));
     searcher.rank(&instance.problem_statement, 200).unwrap()
+}
+
+/// `search --semantic` by vectors made on demand (no semantic index), the
+/// checkout's vector cache shared by the repository's checkouts: an answer
+/// for each (candidates, weight), and the chunks embedded.
+#[allow(clippy::too_many_arguments)]
+fn on_demand_answers(
+    work: &Path,
+    git_repo: &diffidx_core::git::Repo,
+    reader: &diffidx_lib::store::Reader<'_>,
+    searcher: &Searcher,
+    instance: &Instance,
+    model: &Path,
+    query: &SearchQuery,
+    variants: &[(usize, f64)],
+) -> (Vec<diffidx_lib::search::SearchAnswer>, usize) {
+    let state = diffidx_lib::state::StateDir::of(git_repo);
+    let semantic = state.semantic();
+    let shared = work.join("vectors").join(instance.repo.replace('/', "+"));
+    std::fs::create_dir_all(shared.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(&semantic).unwrap();
+    let link = semantic.join("vectors");
+    if std::fs::symlink_metadata(&link).is_err() {
+        std::os::unix::fs::symlink(&shared, &link).unwrap();
+    }
+    let source = diffidx_lib::semantic::EmbedSource::Local(model.to_owned());
+    let mut on_demand = diffidx_lib::semantic::OnDemand::open(&state, &source)
+        .unwrap_or_else(|e| panic!("{}: {e}", instance.instance_id));
+    let mut differ = diffidx_core::SymbolDiffer::new(git_repo, Default::default()).unwrap();
+    let answers = variants
+        .iter()
+        .map(|&(candidates, weight)| {
+            on_demand.candidates = candidates;
+            on_demand.weight = weight;
+            on_demand
+                .search(reader, searcher, &mut differ, query)
+                .unwrap_or_else(|e| panic!("{}: {e}", instance.instance_id))
+        })
+        .collect();
+    (answers, on_demand.embedded)
 }
 
 /// An answer's hits as `path:qualname`s, and its ranked files.
@@ -348,6 +394,23 @@ fn main() {
     let mut dirs: Vec<(String, PathBuf)> = Vec::new();
     let model = std::env::var_os("BENCH_LOCALIZATION_SEMANTIC").map(PathBuf::from);
     let mut semantic: BTreeMap<&str, Score> = BTreeMap::new();
+    let on_demand_model = std::env::var_os("BENCH_LOCALIZATION_ONDEMAND").map(PathBuf::from);
+    let mut on_demand: BTreeMap<String, Score> = BTreeMap::new();
+    let mut on_demand_times: Vec<Duration> = Vec::new();
+    let mut on_demand_chunks = 0usize;
+    let mut on_demand_variants: Vec<(String, (usize, f64))> = vec![(
+        "on demand (the defaults)".into(),
+        (
+            diffidx_lib::semantic::ON_DEMAND_CANDIDATES,
+            diffidx_lib::semantic::ON_DEMAND_WEIGHT,
+        ),
+    )];
+    if let Ok(json) = std::env::var("BENCH_LOCALIZATION_ONDEMAND_VARIANTS") {
+        let tried: BTreeMap<String, (usize, f64)> = serde_json::from_str(&json)
+            .unwrap_or_else(|e| panic!("BENCH_LOCALIZATION_ONDEMAND_VARIANTS: {e}"));
+        on_demand_variants.extend(tried.into_iter().map(|(l, v)| (format!("  {l}"), v)));
+    }
+    let mut on_demand_tried: Vec<Score> = vec![Score::default(); on_demand_variants.len()];
     let mut dump = std::env::var_os("BENCH_LOCALIZATION_DUMP").map(|p| {
         std::fs::File::create(&p)
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", Path::new(&p).display()))
@@ -451,6 +514,36 @@ fn main() {
                     .add(instance, &ranked, &files);
             }
         }
+        if let Some(model) = &on_demand_model {
+            let start = Instant::now();
+            let (first, embedded_first) = on_demand_answers(
+                &work,
+                &git_repo,
+                &reader,
+                &searcher,
+                instance,
+                model,
+                &query,
+                &[on_demand_variants[0].1],
+            );
+            on_demand_times.push(start.elapsed());
+            let (ranked, files) = keys_of(&first[0]);
+            for group in ["all", instance.repo.as_str()] {
+                on_demand
+                    .entry(group.to_owned())
+                    .or_default()
+                    .add(instance, &ranked, &files);
+            }
+            let tried: Vec<(usize, f64)> = on_demand_variants.iter().map(|v| v.1).collect();
+            let (answers, embedded) = on_demand_answers(
+                &work, &git_repo, &reader, &searcher, instance, model, &query, &tried,
+            );
+            on_demand_chunks += embedded_first + embedded;
+            for (score, answer) in on_demand_tried.iter_mut().zip(&answers) {
+                let (ranked, files) = keys_of(answer);
+                score.add(instance, &ranked, &files);
+            }
+        }
         if let (Some(out), Some((ranked, files))) = (dump.as_mut(), dumped) {
             let line = serde_json::json!({
                 "instance_id": instance.instance_id,
@@ -484,6 +577,39 @@ fn main() {
         println!("\nthe semantic layer (instances with vectors)\n{HEADER}");
         for (label, score) in &semantic {
             println!("{}", score.row(label));
+        }
+    }
+    if !on_demand.is_empty() {
+        println!(
+            "\n`search --semantic` by vectors made on demand (the first {} candidates)\n{HEADER}",
+            diffidx_lib::semantic::ON_DEMAND_CANDIDATES
+        );
+        for group in on_demand.keys() {
+            println!("{}", on_demand[group].row(&format!("on demand {group}")));
+            println!("{}", ours[0][group].row(&format!("diffidx {group}")));
+            println!("{}", plain[group].row(&format!("plain BM25 {group}")));
+        }
+        let (d, p) = (&on_demand["all"], &plain["all"]);
+        println!(
+            "function Acc@5: on demand {:.1} against plain BM25 {:.1} ({:.2}x); file Acc@1 {:.1} against {:.1}",
+            d.pct(d.function[0]),
+            p.pct(p.function[0]),
+            d.function[0] as f64 / p.function[0].max(1) as f64,
+            d.pct(d.file[0]),
+            p.pct(p.file[0]),
+        );
+        println!(
+            "on demand, in process (the model loaded, chunks embedded): p50 {:.0} ms, p95 {:.0} ms, max {:.0} ms; {} chunks embedded in all (a warm cache embeds none)",
+            percentile_ms(&mut on_demand_times, 0.5),
+            percentile_ms(&mut on_demand_times, 0.95),
+            percentile_ms(&mut on_demand_times, 1.0),
+            on_demand_chunks,
+        );
+        if on_demand_variants.len() > 1 {
+            println!("\non demand: candidates and weights (all instances)\n{HEADER}");
+            for ((label, _), score) in on_demand_variants.iter().zip(&on_demand_tried) {
+                println!("{}", score.row(label));
+            }
         }
     }
     if variants.len() > 1 {

@@ -219,6 +219,60 @@ fn finds_code_by_meaning_and_embeds_unchanged_code_once() {
     assert_eq!(names(&hits)[0], "settings::load_settings");
 }
 
+/// How many chunks the on-demand note says were embedded now.
+fn embedded_now(stderr: &str) -> usize {
+    stderr
+        .lines()
+        .find(|l| l.starts_with("note: no semantic index"))
+        .and_then(|l| l.split(" chunks embedded now").next())
+        .and_then(|s| s.rsplit('(').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no on-demand note in: {stderr}"))
+}
+
+#[test]
+fn on_demand_a_question_embeds_its_first_candidates_once_and_names_need_the_index() {
+    let repo = shop();
+    let model = model_dir();
+    repo.git(&["config", "diffidx.embed.model", model.to_str().unwrap()]);
+    repo.git(&["config", "diffidx.embed.onDemand", "true"]);
+    let stderr = succeeded(&repo.diffidx(&["index"]));
+    assert!(!stderr.contains("semantic"), "{stderr}");
+    let semantic_dir = repo.path().join(".git/diffidx/semantic");
+    assert!(!semantic_dir.join("index.json").exists());
+
+    let question = "read the configuration from disk";
+    let out = repo.diffidx(&["search", "--semantic", "--json", question]);
+    let first = succeeded(&out);
+    assert!(embedded_now(&first) > 0, "{first}");
+    assert!(semantic_dir.join("vectors").exists());
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hits = hits.as_array().unwrap();
+    assert_eq!(names(hits)[0], "settings::load_settings", "{hits:?}");
+    // The vectors ranked it, as one more signal; words alone have none.
+    assert!(
+        hits[0]["why"]["signals"]["vectors"].as_f64() > Some(0.0),
+        "{hits:?}"
+    );
+    let plain = repo.diffidx(&["search", "--json", question]);
+    succeeded(&plain);
+    let plain: Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(
+        plain[0]["why"]["signals"].get("vectors").is_none(),
+        "{plain}"
+    );
+
+    // Asked again: every chunk it reads is in the cache.
+    let again = succeeded(&repo.diffidx(&["search", "--semantic", question]));
+    assert_eq!(embedded_now(&again), 0, "{again}");
+
+    // A name is compared with every symbol: that needs the index.
+    let out = repo.diffidx(&["search", "--semantic", "load_settings"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("on demand"), "{stderr}");
+}
+
 #[test]
 fn vectors_of_another_model_are_never_compared() {
     let (mut repo, model) = indexed_shop_with_model();

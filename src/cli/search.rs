@@ -40,7 +40,9 @@ pub struct SearchArgs {
 
     /// Rank by meaning too: names, words and the vectors of the semantic
     /// index fused, then expanded through the code graph (needs git config
-    /// diffidx.embed.model; docs/semantic.md).
+    /// diffidx.embed.model; docs/semantic.md). Without a semantic index (or
+    /// with diffidx.embed.onDemand), a question's first candidates are
+    /// embedded when asked.
     #[arg(long)]
     pub semantic: bool,
 
@@ -98,6 +100,13 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<()> {
         eprintln!(
             "note: the best {} hits were reranked by {model}",
             steps.reranked
+        );
+    }
+    if let Some(model) = &steps.read_on_demand_by {
+        eprintln!(
+            "note: no semantic index: {model} read the first {} candidates ({} chunks embedded now)",
+            diffidx_lib::semantic::ON_DEMAND_CANDIDATES,
+            steps.embedded_now
         );
     }
     for warning in &steps.warnings {

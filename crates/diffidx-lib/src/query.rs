@@ -243,7 +243,8 @@ fn ranked_search(
         // The query server keeps the model loaded; the chat model's steps
         // (HyDE, rerank) are taken here.
         let semantic = || {
-            let server = server.filter(|_| !query.hyde && query.rerank == 0);
+            let server = server
+                .filter(|_| !query.hyde && query.rerank == 0 && !answers_on_demand(repo, query));
             crate::semantic::configured_source(repo)
                 .ok_or(crate::semantic::SemanticError::NotConfigured)??;
             from_server_or_here(
@@ -274,7 +275,7 @@ fn ranked_search(
 /// (for the chat model's steps, or when no query server answers).
 fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, QueryError> {
     use crate::semantic::chat::{configured_chat, model_name, open_service, Asker};
-    use crate::semantic::{configured_source, steps, SemanticError, SemanticSearcher};
+    use crate::semantic::{configured_source, steps, OnDemand, SemanticError, SemanticSearcher};
     let source = configured_source(repo).ok_or(SemanticError::NotConfigured)??;
     let chat = match query.hyde || query.rerank > 0 {
         true => Some(configured_chat(repo).ok_or(SemanticError::ChatNotConfigured)??),
@@ -284,7 +285,10 @@ fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, Que
     let store = open::for_reading(repo, Duration::from_secs(10))?;
     let reader = store.reader()?;
     let searcher = crate::search::Searcher::load(&reader, &state)?;
-    let mut semantic = SemanticSearcher::load(&state, &source)?;
+    let mut semantic = match answers_on_demand(repo, query) {
+        true => None,
+        false => Some(SemanticSearcher::load(&state, &source)?),
+    };
     // A rerank may lift hits from below the limit: rank as many as it sees.
     let ranked = SearchQuery {
         limit: query.limit.max(query.rerank),
@@ -300,7 +304,7 @@ fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, Que
     let mut model_steps = crate::search::ModelSteps::default();
     let mut text_query = query.query.clone();
     let mut code = None;
-    if let (true, Some(asker)) = (query.hyde, asker.as_mut()) {
+    if let (true, Some(asker), Some(_)) = (query.hyde, asker.as_mut(), &semantic) {
         match steps::hyde(asker, &query.query, &searcher.languages()) {
             Ok(written) => {
                 text_query = format!("{}\n{written}", query.query);
@@ -312,15 +316,28 @@ fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, Que
                 .push(format!("the query was not expanded (HyDE): {e}")),
         }
     }
-    let params = crate::semantic::tune::params(&state, &semantic.model().label());
-    let mut answer = semantic.search(
-        &reader,
-        &searcher,
-        params,
-        &ranked,
-        &text_query,
-        code.as_deref(),
-    )?;
+    let mut answer = match semantic.as_mut() {
+        Some(semantic) => {
+            let params = crate::semantic::tune::params(&state, &semantic.model().label());
+            semantic.search(
+                &reader,
+                &searcher,
+                params,
+                &ranked,
+                &text_query,
+                code.as_deref(),
+            )?
+        }
+        None => {
+            let mut on_demand = OnDemand::open(&state, &source)?;
+            let options = crate::settings::diff_options(repo, None);
+            let mut differ = diffidx_core::SymbolDiffer::new(repo, options)?;
+            let answer = on_demand.search(&reader, &searcher, &mut differ, &ranked)?;
+            model_steps.read_on_demand_by = Some(on_demand.model().label());
+            model_steps.embedded_now = on_demand.embedded;
+            answer
+        }
+    };
     if let (Some(chat), Some(asker)) = (&chat, asker.as_mut()) {
         if query.rerank > 0 {
             let commit = reader
@@ -349,6 +366,17 @@ fn semantic_search(repo: &Repo, query: &SearchQuery) -> Result<SearchAnswer, Que
     answer.hits.truncate(query.limit);
     answer.model_steps = model_steps;
     Ok(answer)
+}
+
+/// Whether `search --semantic` answers `query` from vectors made on demand
+/// (`semantic::OnDemand`): a question without HyDE, when the semantic
+/// layer embeds on demand only or there is no semantic index yet. Names
+/// and HyDE compare the query with every symbol, so they need the index.
+fn answers_on_demand(repo: &Repo, query: &SearchQuery) -> bool {
+    !query.hyde
+        && !crate::search::Question::is_short(&query.query)
+        && (crate::semantic::embeds_on_demand(repo)
+            || !crate::semantic::SemanticIndex::path(&StateDir::of(repo)).exists())
 }
 
 /// How many fused candidates `relevance` ranks before it keeps those asked

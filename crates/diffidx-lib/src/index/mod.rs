@@ -636,7 +636,9 @@ fn update_views(
         &fresh,
     )?;
     report.times.search += searching.elapsed();
-    let semantic = crate::semantic::configured_source(repo);
+    // Embedding on demand only: searches embed what they read.
+    let semantic = crate::semantic::configured_source(repo)
+        .filter(|_| !crate::semantic::embeds_on_demand(repo));
     let chat = crate::semantic::chat::configured_chat(repo);
     // The semantic stages search the text index: it is written first.
     // Without them, the caller writes it beside the compaction.

@@ -276,6 +276,13 @@ pub struct ModelSteps {
     pub reranked_by: Option<String>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reranked: usize,
+    /// With no semantic index: the model that read the first candidates'
+    /// chunks, and how many of those it embedded now (the others were in
+    /// the vector cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_on_demand_by: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub embedded_now: usize,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }

@@ -76,7 +76,11 @@ pub enum SemanticError {
     ModelMismatch { indexed: String, configured: String },
     #[error("{0}")]
     Setting(String),
-    #[error("there is no semantic index yet; `git diffidx index` makes it (with diffidx.embed.model set)")]
+    #[error(
+        "there is no semantic index yet; `git diffidx index` makes it (with diffidx.embed.model set and \
+         diffidx.embed.onDemand unset); without one only a question of four words or more, without \
+         --hyde, is answered (by vectors made on demand)"
+    )]
     Missing,
     #[error(
         "the semantic layer is off; turn it on with `git config diffidx.embed.model MODEL_DIR` \
@@ -199,7 +203,7 @@ pub struct SemanticIndex {
 }
 
 impl SemanticIndex {
-    fn path(state: &StateDir) -> PathBuf {
+    pub fn path(state: &StateDir) -> PathBuf {
         state.semantic().join("index.json")
     }
 
@@ -319,6 +323,16 @@ impl OpenedSource {
             OpenedSource::Service(service) => Box::new(service),
         })
     }
+}
+
+/// Whether the semantic layer embeds on demand only (git config
+/// `diffidx.embed.onDemand true`): index runs embed nothing, and a question
+/// asked with `search --semantic` has the chunks of its first candidates
+/// embedded then ([`OnDemand`]). For a repository whose whole tree would
+/// take the model hours.
+pub fn embeds_on_demand(repo: &diffidx_core::git::Repo) -> bool {
+    repo.config_string("diffidx.embed.onDemand")
+        .is_some_and(|v| matches!(v.trim(), "true" | "yes" | "on" | "1"))
 }
 
 /// The embedding source git config names, if the semantic layer is on:
@@ -800,5 +814,158 @@ impl SemanticSearcher {
             None => self.rank(&query.query, wanted)?,
         };
         Ok(names.hybrid_expanded(reader, query, text_query, &vectors, params)?)
+    }
+}
+
+/// How many of a question's first candidates on-demand vectors re-read:
+/// on the localization bench, 40 put the gold function in reach for 100 of
+/// 157 instances at 2-10 s of embedding each, cold (docs/search.md).
+pub const ON_DEMAND_CANDIDATES: usize = 40;
+
+/// The vectors' weight when they re-read a question's first candidates
+/// (measured: 0.25, 0.5 and 1 gave function Acc@5 46.5, 46.5 and 49.0 on
+/// the localization bench, and 1 held in every leave-one-repository-out
+/// fold; docs/search.md).
+pub const ON_DEMAND_WEIGHT: f64 = 1.0;
+
+/// Vectors made when a question asks for them, without a semantic index:
+/// the words rank the symbols, the model reads the chunks of the first
+/// [`ON_DEMAND_CANDIDATES`] (embedding only those the vector cache lacks,
+/// and keeping them there), and the ranking is taken again with their
+/// similarity as one more signal. A large repository gets the model's
+/// judgement without embedding its whole tree first.
+pub struct OnDemand {
+    model: Box<dyn Embedder>,
+    cache: VectorCache,
+    /// Chunks embedded by this value so far, for reports.
+    pub embedded: usize,
+    /// How many first candidates the model reads, and the weight of its
+    /// similarity in the second ranking (the measured defaults; the bench
+    /// tries others).
+    pub candidates: usize,
+    pub weight: f64,
+}
+
+impl OnDemand {
+    /// The configured model, and the repository's vector cache (the one
+    /// the semantic index uses: what either embedded, the other reuses).
+    pub fn open(state: &StateDir, source: &EmbedSource) -> Result<OnDemand, SemanticError> {
+        Ok(OnDemand {
+            model: source.embedder()?,
+            cache: VectorCache::open(&state.semantic().join("vectors"))?,
+            embedded: 0,
+            candidates: ON_DEMAND_CANDIDATES,
+            weight: ON_DEMAND_WEIGHT,
+        })
+    }
+
+    pub fn model(&self) -> &ModelPin {
+        self.model.pin()
+    }
+
+    /// `query` ranked by the question ranking, then again with the vectors
+    /// of its first candidates (in the files at the graph's commit).
+    pub fn search(
+        &mut self,
+        reader: &crate::store::Reader<'_>,
+        names: &crate::search::Searcher,
+        differ: &mut SymbolDiffer<'_>,
+        query: &crate::search::SearchQuery,
+    ) -> Result<crate::search::SearchAnswer, SemanticError> {
+        let params = crate::search::RankParams::default();
+        let wide = crate::search::SearchQuery {
+            limit: query.limit.max(self.candidates),
+            ..query.clone()
+        };
+        let first = names.search_with(reader, &wide, &params)?;
+        let Some(commit) = reader.graph_commit()? else {
+            return Ok(names.search_with(reader, query, &params)?);
+        };
+        let commit = ObjectId::from_hex(commit.as_bytes()).map_err(|e| SemanticError::Index {
+            path: PathBuf::from("graph"),
+            reason: format!("the graph's commit {commit}: {e}"),
+        })?;
+        let wanted: Vec<(String, String)> = first
+            .hits
+            .iter()
+            .filter(|h| h.status != "deleted")
+            .take(self.candidates)
+            .map(|h| (h.path.clone(), h.id.clone()))
+            .collect();
+        let vectors = self.similarities(differ, commit, &wanted, &query.query)?;
+        let params = crate::search::RankParams {
+            vectors: self.weight,
+            file_vectors: None,
+            ..params
+        };
+        Ok(names.search_with_vectors(reader, query, &params, &vectors)?)
+    }
+
+    /// `query`'s cosine with each of `symbols` (path, id), by the best of
+    /// the symbol's chunks in the file at `commit`, best first; a symbol
+    /// with no chunk (a header of a name and braces) is left out.
+    pub fn similarities(
+        &mut self,
+        differ: &mut SymbolDiffer<'_>,
+        commit: ObjectId,
+        symbols: &[(String, String)],
+        query: &str,
+    ) -> Result<Vec<(String, f32)>, SemanticError> {
+        let pin = self.model.pin().clone();
+        let wanted: std::collections::HashSet<&str> =
+            symbols.iter().map(|(_, id)| id.as_str()).collect();
+        let mut paths: Vec<&str> = symbols.iter().map(|(p, _)| p.as_str()).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let mut keyed: Vec<(String, CacheKey)> = Vec::new();
+        let mut missing: Vec<(CacheKey, String)> = Vec::new();
+        let mut queued: std::collections::HashSet<CacheKey> = std::collections::HashSet::new();
+        for path in paths {
+            let Some(language) = Language::from_path(path) else {
+                continue;
+            };
+            let repo = differ.repo();
+            let Some(blob) = repo.blob_at(commit, path)? else {
+                continue;
+            };
+            let Ok(text) = String::from_utf8(repo.blob(blob)?) else {
+                continue;
+            };
+            let Some(facts) = differ.file_facts(blob, path)? else {
+                continue;
+            };
+            for chunk in chunks_of(path, language, &text, &facts) {
+                if !wanted.contains(chunk.symbol_id.as_str()) {
+                    continue;
+                }
+                let key = cache_key(&pin, &chunk.text);
+                if self.cache.get(&key).is_none() && queued.insert(key) {
+                    missing.push((key, chunk.text));
+                }
+                keyed.push((chunk.symbol_id, key));
+            }
+        }
+        for batch in missing.chunks(EMBED_BATCH) {
+            let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
+            let vectors = self.model.embed(&texts)?;
+            for ((key, _), vector) in batch.iter().zip(vectors) {
+                self.cache.put(*key, vector);
+            }
+            // Kept as they come: an interrupted search loses no batch.
+            self.cache.save()?;
+            self.embedded += batch.len();
+        }
+        let q = self.model.embed(&[query])?.pop().unwrap_or_default();
+        let mut best: HashMap<String, f32> = HashMap::new();
+        for (symbol, key) in keyed {
+            if let Some(v) = self.cache.get(&key) {
+                let score = diffidx_semantic::cosine(&q, v);
+                let slot = best.entry(symbol).or_insert(f32::MIN);
+                *slot = slot.max(score);
+            }
+        }
+        let mut ranked: Vec<(String, f32)> = best.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(ranked)
     }
 }
