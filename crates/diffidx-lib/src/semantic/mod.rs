@@ -76,6 +76,8 @@ pub enum SemanticError {
     ModelMismatch { indexed: String, configured: String },
     #[error("{0}")]
     Setting(String),
+    #[error("the code graph's commit is not an object id: {0}")]
+    GraphCommit(String),
     #[error(
         "there is no semantic index yet; `git diffidx index` makes it (with diffidx.embed.model set and \
          diffidx.embed.onDemand unset); without one only a question of four words or more, without \
@@ -881,10 +883,8 @@ impl OnDemand {
         let Some(commit) = reader.graph_commit()? else {
             return Ok(names.search_with(reader, query, &params)?);
         };
-        let commit = ObjectId::from_hex(commit.as_bytes()).map_err(|e| SemanticError::Index {
-            path: PathBuf::from("graph"),
-            reason: format!("the graph's commit {commit}: {e}"),
-        })?;
+        let commit = ObjectId::from_hex(commit.as_bytes())
+            .map_err(|e| SemanticError::GraphCommit(format!("{commit}: {e}")))?;
         let wanted: Vec<(String, String)> = first
             .hits
             .iter()
