@@ -98,6 +98,12 @@ pub struct Def {
     /// abstract method, a signature): a call of it runs an implementation.
     #[serde(rename = "b", default, skip_serializing_if = "std::ops::Not::not")]
     pub bodiless: bool,
+    /// A type only the repository's code can make (the language table's
+    /// `made_here`: a Java class neither public nor protected, with no
+    /// annotation a framework reads): its overrides run only where the
+    /// tree makes it or a subtype.
+    #[serde(rename = "mh", default, skip_serializing_if = "std::ops::Not::not")]
+    pub made_only_here: bool,
     /// Its words for text search (`lang::words`), as found by the parse
     /// that made these facts; not kept with the graph.
     #[serde(skip)]
@@ -131,6 +137,7 @@ impl Def {
                 arity: 0,
                 extension: false,
                 bodiless: false,
+                made_only_here: false,
                 words: String::new(),
             })
             .collect()
@@ -307,6 +314,9 @@ pub enum RefKind {
     /// The type the declaration is declared to return (`func New() *T`):
     /// what a call on a value it returned runs.
     ReturnType,
+    /// A type named as a value (`T.class`): no edge, but objects of the
+    /// type may be made from it by reflection (the table's `made_here`).
+    TypeValue,
 }
 
 /// What a call is made on.

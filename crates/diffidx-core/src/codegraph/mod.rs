@@ -21,7 +21,7 @@ pub use resolve::{
 
 /// Bumped whenever facts or resolution change meaning: a graph built with
 /// another version is rebuilt from the tree.
-pub const GRAPH_VERSION: &str = "20";
+pub const GRAPH_VERSION: &str = "21";
 
 /// The qualname of a file's module node: the caller of the code outside
 /// any declaration (top-level statements, decorators, initializers).
@@ -94,6 +94,7 @@ pub fn affected(
             break;
         }
     }
+    names.extend(made_changed(old, new, changed));
     // A call on a base type's value runs the overrides in its subtypes:
     // a type whose bases changed changes what calls of its members run.
     let types = names.clone();
@@ -120,6 +121,58 @@ pub fn affected(
         }
     }
     out
+}
+
+/// The types whose being made changed (languages with the table's
+/// `made_here`): a `new T(...)` or `T.class` written or removed decides whether the
+/// overrides of `T` and of the bases it inherits from may run, so those
+/// types' names, with every base's above them.
+fn made_changed(
+    old: &BTreeMap<String, SourceFile>,
+    new: &BTreeMap<String, SourceFile>,
+    changed: &BTreeSet<String>,
+) -> HashSet<String> {
+    fn made(f: Option<&SourceFile>) -> BTreeSet<&str> {
+        f.filter(|f| f.language.spec().graph.scope.made_here.is_some())
+            .map(|f| {
+                f.facts
+                    .refs
+                    .iter()
+                    .filter(|r| matches!(r.kind, RefKind::New | RefKind::TypeValue))
+                    .map(|r| r.name.as_str())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+    let mut out: HashSet<String> = HashSet::new();
+    for path in changed {
+        let (before, after) = (made(old.get(path)), made(new.get(path)));
+        out.extend(before.symmetric_difference(&after).map(|n| (*n).to_owned()));
+    }
+    if out.is_empty() {
+        return out;
+    }
+    let versions: Vec<&SourceFile> = new
+        .values()
+        .chain(changed.iter().filter_map(|path| old.get(path)))
+        .collect();
+    loop {
+        let before = out.len();
+        for file in &versions {
+            for r in &file.facts.refs {
+                if !matches!(r.kind, RefKind::Base | RefKind::Implements) {
+                    continue;
+                }
+                let owner = r.owner.and_then(|o| file.facts.defs.get(o as usize));
+                if owner.is_some_and(|o| out.contains(&o.name)) {
+                    out.insert(r.name.clone());
+                }
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
 }
 
 /// What a file declares, as (own name, identity): a declaration whose
@@ -192,11 +245,12 @@ fn declared(path: &str, file: &SourceFile) -> BTreeSet<(String, String)> {
         out.insert((
             d.name.clone(),
             format!(
-                "{path}\0{}\0{}\0{}\0{parent}\0{}",
+                "{path}\0{}\0{}\0{}\0{parent}\0{}\0{}",
                 d.kind.as_str(),
                 d.qualname,
                 d.sig,
-                bases.join(",")
+                bases.join(","),
+                d.made_only_here
             ),
         ));
     }

@@ -223,6 +223,8 @@ pub struct DefIndex<'a> {
     type_bases: std::cell::RefCell<HashMap<DefRef, std::rc::Rc<Vec<DefRef>>>>,
     /// [`DefIndex::overrides_of`], per member asked about.
     member_overrides: std::cell::RefCell<HashMap<DefRef, std::rc::Rc<Vec<DefRef>>>>,
+    /// [`DefIndex::may_be_made`], per type asked about.
+    type_made: std::cell::RefCell<HashMap<DefRef, bool>>,
     /// The scope of each (file, declaration) asked about: references in
     /// one declaration share it.
     scopes: std::cell::RefCell<HashMap<ScopeKey, std::rc::Rc<Scope>>>,
@@ -302,6 +304,10 @@ struct IndexCore<'a> {
     go_packages: HashMap<String, Vec<Vec<String>>>,
     /// The Go modules of the tree ([`go_modules`]).
     go_modules: Vec<(String, String)>,
+    /// The names of the types the code of languages with the table's
+    /// `made_here` makes (`new T(...)`, `T::new`) or hands on as values
+    /// (`T.class`), by name: a type of such a name may exist at run time.
+    made_names: HashSet<&'a str>,
 }
 
 /// A re-exported path asked about, and at what depth: where it leads.
@@ -504,6 +510,7 @@ impl<'a> DefIndex<'a> {
             import_owners: Vec::with_capacity(files.len()),
             go_packages: HashMap::default(),
             go_modules: Vec::new(),
+            made_names: HashSet::default(),
         };
         let packages: HashSet<&str> = files
             .keys()
@@ -644,7 +651,11 @@ impl<'a> DefIndex<'a> {
                         .push(import.path.clone());
                 }
             }
+            let tracks_made = rules.made_here.is_some();
             for r in &file.facts.refs {
+                if tracks_made && matches!(r.kind, RefKind::New | RefKind::TypeValue) {
+                    index.made_names.insert(r.name.as_str());
+                }
                 let Some(owner) = r.owner else { continue };
                 let at = DefRef {
                     file: f as u32,
@@ -700,6 +711,7 @@ impl<'a> DefIndex<'a> {
             hierarchy,
             type_bases: std::cell::RefCell::new(HashMap::default()),
             member_overrides: std::cell::RefCell::new(HashMap::default()),
+            type_made: std::cell::RefCell::new(HashMap::default()),
             scopes: std::cell::RefCell::new(HashMap::default()),
             reexports: std::cell::RefCell::new(HashMap::default()),
             name_imports: std::cell::RefCell::new(HashMap::default()),
@@ -760,6 +772,7 @@ impl<'a> DefIndex<'a> {
         self.scopes.borrow_mut().clear();
         self.type_bases.borrow_mut().clear();
         self.member_overrides.borrow_mut().clear();
+        self.type_made.borrow_mut().clear();
     }
 
     /// The type a declaration belongs to (itself, for a type).
@@ -908,9 +921,11 @@ impl<'a> DefIndex<'a> {
             };
             // In the receiver's type or below it: a type of that name may
             // declare its own override of a base's member the lookup found.
+            // Of a type no object of which is made, an override never runs.
             for o in overrides.iter() {
                 let below = self.owner(*o).is_some_and(|p| {
-                    types.contains(&p) || self.bases_of(p).iter().any(|b| types.contains(b))
+                    (types.contains(&p) || self.bases_of(p).iter().any(|b| types.contains(b)))
+                        && self.may_be_made(p)
                 });
                 if below && !found.contains(o) && !hits.iter().any(|(h, ..)| h == o) {
                     found.push(*o);
@@ -934,6 +949,24 @@ impl<'a> DefIndex<'a> {
             .unwrap_or(Resolution::Scoped)
             .max(Resolution::Scoped);
         found.into_iter().map(|t| (t, level)).collect()
+    }
+
+    /// Whether an object of type `t` may exist at run time: code outside
+    /// the repository may make it (not [`Def::made_only_here`]), or the
+    /// tree makes it or one of its subtypes, by name.
+    ///
+    /// [`Def::made_only_here`]: super::facts::Def::made_only_here
+    fn may_be_made(&self, t: DefRef) -> bool {
+        if let Some(&known) = self.type_made.borrow().get(&t) {
+            return known;
+        }
+        let made = |c: &DefRef| {
+            let def = self.def(*c);
+            !def.made_only_here || self.core.made_names.contains(def.name.as_str())
+        };
+        let found = made(&t) || reachable(&[t], &self.hierarchy.subtypes).iter().any(made);
+        self.type_made.borrow_mut().insert(t, found);
+        found
     }
 
     /// The declaration `member` is declared in.
@@ -1004,9 +1037,13 @@ impl<'a> DefIndex<'a> {
         for reference in &file.facts.refs {
             if matches!(
                 reference.kind,
-                RefKind::Returns | RefKind::CallsParameter | RefKind::ReturnType
+                RefKind::Returns
+                    | RefKind::CallsParameter
+                    | RefKind::ReturnType
+                    | RefKind::TypeValue
             ) {
-                // Facts for the call sites of their declaration.
+                // Facts for the call sites of their declaration, or of
+                // which types are made.
                 continue;
             }
             let owner_id = reference
@@ -1637,7 +1674,10 @@ impl<'a> DefIndex<'a> {
                     }
                 }
             }
-            RefKind::Returns | RefKind::CallsParameter | RefKind::ReturnType => {}
+            RefKind::Returns
+            | RefKind::CallsParameter
+            | RefKind::ReturnType
+            | RefKind::TypeValue => {}
             RefKind::Call | RefKind::New | RefKind::Macro => {
                 let Some(from) = owner else { return found };
                 // The module node calls; its names are looked up as from
@@ -2845,7 +2885,8 @@ impl Found {
             | RefKind::Macro
             | RefKind::Returns
             | RefKind::CallsParameter
-            | RefKind::ReturnType => EdgeKind::Calls,
+            | RefKind::ReturnType
+            | RefKind::TypeValue => EdgeKind::Calls,
             RefKind::Implements => EdgeKind::Implements,
             RefKind::Base if is_interface(to) && !is_interface(from) => EdgeKind::Implements,
             RefKind::Base => EdgeKind::Inherits,

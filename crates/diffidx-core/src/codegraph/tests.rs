@@ -454,7 +454,7 @@ fn affected_files_cover_every_changed_resolution() {
 fn a_new_base_rederives_the_calls_its_overrides_may_answer() {
     let till = "package shop;\nclass Till { void take(Pay p) { p.charge(5); } }\n";
     let pay = "package shop;\ninterface Pay { void charge(int cents); }\n";
-    let cash = "package shop;\nclass Cash { public void charge(int cents) {} }\n";
+    let cash = "package shop;\npublic class Cash { public void charge(int cents) {} }\n";
     let before = tree(&[
         ("src/shop/Till.java", till),
         ("src/shop/Pay.java", pay),
@@ -772,6 +772,10 @@ fn java_calls_on_a_declared_type_reach_the_overrides_in_its_subtypes() {
              class Plain extends Card {}\n\
              class Fancy extends Plain { public void charge(int cents) {} }\n",
         ),
+        (
+            "src/shop/Shop.java",
+            "package shop;\nclass Shop { void open() { new Visa(); new Cash(); new Fancy(); } }\n",
+        ),
     ]);
     let e = edges(&files);
     for wanted in [
@@ -811,6 +815,68 @@ fn java_calls_on_a_declared_type_reach_the_overrides_in_its_subtypes() {
     lacks(
         &e,
         "shop.Till.inherited(Plain) -CALLS/scoped-> shop.Visa.charge(int)",
+    );
+}
+
+/// JCG's TR7: an override in a type only the repository's code can make
+/// runs where the tree makes that type or a subtype, or hands it on as a
+/// value; a public or annotated type may be made by code not shown.
+#[test]
+fn java_overrides_run_only_in_types_the_tree_makes() {
+    let demo = "package tr;\nclass Demo {\n\
+                static void main(Target t) { t.target(); }\n\
+                static void mock() { make(Mocked.class); }\n\
+                static void sub() { new Sub(); new CallTarget(); }\n\
+                static void make(Class<?> c) {}\n}\n";
+    let targets = "package tr;\n\
+                   interface Target { void target();\n\
+                     class Inner implements Target { public void target() {} } }\n\
+                   class CallTarget implements Target { @Override public void target() {} }\n\
+                   class NeverMade implements Target { public void target() {} }\n\
+                   class Mocked implements Target { public void target() {} }\n\
+                   @Component class Wired implements Target { public void target() {} }\n\
+                   abstract class Base implements Target { public void target() {} }\n\
+                   class Sub extends Base {}\n";
+    let public = "package tr;\npublic class Open implements Target { public void target() {} }\n";
+    let before = tree(&[
+        ("src/tr/Demo.java", demo),
+        ("src/tr/Targets.java", targets),
+        ("src/tr/Open.java", public),
+    ]);
+    let e = edges(&before);
+    for made in [
+        "CallTarget",
+        "Mocked",
+        "Wired",
+        "Base",
+        "Open",
+        "Target.Inner",
+    ] {
+        has(
+            &e,
+            &format!("tr.Demo.main(Target) -CALLS/scoped-> tr.{made}.target()"),
+        );
+    }
+    lacks(
+        &e,
+        "tr.Demo.main(Target) -CALLS/scoped-> tr.NeverMade.target()",
+    );
+    // Made in another file: the caller's file is derived again.
+    let mut after = before.clone();
+    after.insert(
+        "src/tr/Maker.java".to_owned(),
+        facts(
+            "src/tr/Maker.java",
+            "package tr;\nclass Maker { Target build() { return new NeverMade(); } }\n",
+        ),
+    );
+    let changed: BTreeSet<String> = ["src/tr/Maker.java".to_owned()].into();
+    let redo = affected(&before, &after, &changed);
+    assert!(redo.contains("src/tr/Demo.java"), "{redo:?}");
+    assert_update_equals_full_build(&before, &after, &redo);
+    has(
+        &edges(&after),
+        "tr.Demo.main(Target) -CALLS/scoped-> tr.NeverMade.target()",
     );
 }
 

@@ -298,6 +298,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             members_inherit: true,
             imports_qualify_values: false,
             dispatches_to_overrides: true,
+            made_here: None,
             local_names: &[],
         },
     },

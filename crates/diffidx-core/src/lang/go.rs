@@ -204,6 +204,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             modules: Modules::DirectoryPackage,
             imports_qualify_values: true,
             dispatches_to_overrides: false,
+            made_here: None,
             local_names: &[
                 ("short_var_declaration", "left"),
                 ("var_spec", "name"),

@@ -5,7 +5,7 @@
 //! Each declarator of a field is its own symbol, as in C#.
 
 use super::parts::Part;
-use super::refs::{Binding, GraphSpec, Modules, Qualifier, RefRole, ScopeRules};
+use super::refs::{Binding, GraphSpec, MadeHere, Modules, Qualifier, RefRole, ScopeRules};
 use super::{DeclaratorRule, LanguageSpec, Name, Param, Role, Sig, SymbolRule};
 use crate::symbol::SymbolKind as K;
 
@@ -121,6 +121,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
                 "method_reference",
                 RefRole::MethodReference { new_word: "new" },
             ),
+            ("class_literal", RefRole::TypeValue),
             (
                 "object_creation_expression",
                 RefRole::New {
@@ -216,6 +217,20 @@ pub static SPEC: LanguageSpec = LanguageSpec {
         scope: ScopeRules {
             modules: Modules::Package,
             dispatches_to_overrides: true,
+            made_here: Some(MadeHere {
+                kinds: &["class_declaration"],
+                modifiers: "modifiers",
+                open_words: &["public", "protected"],
+                open_bodies: &["interface_body", "annotation_type_body"],
+                annotations: &["annotation", "marker_annotation"],
+                inert_annotations: &[
+                    "Override",
+                    "SuppressWarnings",
+                    "Deprecated",
+                    "SafeVarargs",
+                    "FunctionalInterface",
+                ],
+            }),
             ..ScopeRules::by_name(true)
         },
     },

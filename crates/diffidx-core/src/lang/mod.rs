@@ -963,10 +963,10 @@ fn extract_from_tree(
             owners,
         )
     });
-    let arities: Vec<(u8, bool, bool)> = walker
+    let marks: Vec<(u8, bool, bool, bool)> = walker
         .raw
         .iter()
-        .map(|r| (r.arity, r.extension, r.bodiless))
+        .map(|r| (r.arity, r.extension, r.bodiless, r.made_only_here))
         .collect();
     let words = if want == Want::Facts {
         let spans: Vec<words::Span> = walker
@@ -989,10 +989,11 @@ fn extract_from_tree(
     };
     let facts = found.map(|(refs, imports, nested, owners)| {
         let mut defs = crate::codegraph::facts::Def::of_symbols(&symbols);
-        for (def, (arity, extension, bodiless)) in defs.iter_mut().zip(arities) {
+        for (def, (arity, extension, bodiless, made_only_here)) in defs.iter_mut().zip(marks) {
             def.arity = arity;
             def.extension = extension;
             def.bodiless = bodiless;
+            def.made_only_here = made_only_here;
         }
         for (def, words) in defs.iter_mut().zip(words) {
             def.words = words;
@@ -1120,6 +1121,7 @@ fn add_nested_functions(
             arity: 0,
             extension: false,
             bodiless: false,
+            made_only_here: false,
             words: String::new(),
         });
     }
@@ -1152,6 +1154,7 @@ fn add_module_node(facts: &mut crate::codegraph::FileFacts, source: &str) {
         arity: 0,
         extension: false,
         bodiless: false,
+        made_only_here: false,
         words: String::new(),
     });
 }
@@ -1175,6 +1178,8 @@ struct RawSymbol {
     extension: bool,
     /// A method or function declared without a body.
     bodiless: bool,
+    /// A type only the repository's code can make (the table's `made_here`).
+    made_only_here: bool,
 }
 
 #[derive(Clone, Default)]
@@ -1434,6 +1439,7 @@ impl<'a> Walker<'a> {
             extension: self.is_extension(node),
             bodiless: matches!(kind, SymbolKind::Method | SymbolKind::Function)
                 && !self.has_body(node),
+            made_only_here: self.made_only_here(node),
         });
         let body = body.map(|body| {
             let inner = Scope {
@@ -1547,6 +1553,7 @@ impl<'a> Walker<'a> {
             arity: 0,
             extension: false,
             bodiless: false,
+            made_only_here: false,
         });
     }
 
@@ -1584,6 +1591,61 @@ impl<'a> Walker<'a> {
                 return false;
             }
         }
+    }
+
+    /// Whether the declaration is of a type only the repository's code can
+    /// make, by the table's `made_here`: none of its modifiers opens it, it
+    /// is no member of a body that opens its members, and no annotation
+    /// but the inert ones is written on it or on a member of it.
+    fn made_only_here(&self, node: Node<'_>) -> bool {
+        let Some(rule) = self.spec.graph.scope.made_here else {
+            return false;
+        };
+        if !rule.kinds.contains(&node.kind())
+            || node
+                .parent()
+                .is_some_and(|p| rule.open_bodies.contains(&p.kind()))
+        {
+            return false;
+        }
+        fn modifiers<'t>(decl: Node<'t>, kind: &str) -> Option<Node<'t>> {
+            let mut cursor = decl.walk();
+            let found = decl.children(&mut cursor).find(|c| c.kind() == kind);
+            found
+        }
+        let annotated = |decl: Node<'_>| {
+            let Some(list) = modifiers(decl, rule.modifiers) else {
+                return false;
+            };
+            let mut cursor = list.walk();
+            let found = list.named_children(&mut cursor).any(|a| {
+                if !rule.annotations.contains(&a.kind()) {
+                    return false;
+                }
+                let name = a.child_by_field_name("name").map_or("", |n| self.text(n));
+                let last = name.rsplit('.').next().unwrap_or(name).trim();
+                !rule.inert_annotations.contains(&last)
+            });
+            found
+        };
+        if let Some(list) = modifiers(node, rule.modifiers) {
+            let mut cursor = list.walk();
+            let open = list
+                .children(&mut cursor)
+                .any(|w| !w.is_named() && rule.open_words.contains(&self.text(w)));
+            if open {
+                return false;
+            }
+        }
+        if annotated(node) {
+            return false;
+        }
+        let Some(body) = node.child_by_field_name("body") else {
+            return true;
+        };
+        let mut cursor = body.walk();
+        let members_annotated = body.named_children(&mut cursor).any(annotated);
+        !members_annotated
     }
 
     /// Whether the first parameter carries the table's extension word (C#

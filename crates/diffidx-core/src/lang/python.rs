@@ -261,6 +261,7 @@ pub static SPEC: LanguageSpec = LanguageSpec {
             members_inherit: false,
             imports_qualify_values: false,
             dispatches_to_overrides: false,
+            made_here: None,
             local_names: &[],
         },
     },

@@ -155,6 +155,11 @@ pub enum RefRole {
     /// is taken as calling it. The qualifier is the first named child, the
     /// name the last child; a last child `new_word` names the constructor.
     MethodReference { new_word: &'static str },
+    /// A type named as a value (Java's `T.class`), the type its first named
+    /// child: what is handed it may make objects of it by reflection (a
+    /// mock, a framework's instance), so the type counts as made
+    /// ([`RefKind::TypeValue`]); no edge.
+    TypeValue,
     /// An argument list: an argument that names a function (a node of
     /// one of the `names` kinds, unwrapped as [`argument_value`] does) is
     /// handed to the callee, which may call it: `.map(Self::parse)`,
@@ -345,6 +350,11 @@ pub struct ScopeRules {
     /// override of that method in a subtype (virtual dispatch: Java, C#,
     /// TypeScript): the overrides are targets too.
     pub dispatches_to_overrides: bool,
+    /// Which types only the repository's code can make. A call reaches an
+    /// override in such a type only where the tree makes the type or a
+    /// subtype of it (`new T(...)`, `T::new`): on no other object does the
+    /// override run. None: code outside may make any type.
+    pub made_here: Option<MadeHere>,
     /// Where locals are declared, `(kind, field of the names)` (an empty
     /// field: the kind's children are such declarations): a local of an
     /// import's name hides the import (`for _, doc := range docs {
@@ -374,9 +384,31 @@ impl ScopeRules {
             members_inherit,
             imports_qualify_values: false,
             dispatches_to_overrides: false,
+            made_here: None,
             local_names: &[],
         }
     }
+}
+
+/// How a language shows that a type is made only by the repository's own
+/// code (Java: a class neither `public` nor `protected`, not a member of an
+/// interface, with no annotation a framework could read on it or its
+/// members: a framework makes the classes it is told of, by reflection).
+#[derive(Debug, Clone, Copy)]
+pub struct MadeHere {
+    /// The declarations it applies to, by node kind.
+    pub kinds: &'static [&'static str],
+    /// The child that holds a declaration's modifier words and annotations.
+    pub modifiers: &'static str,
+    /// Modifier words that open a type to code outside the repository.
+    pub open_words: &'static [&'static str],
+    /// Bodies whose member types are open whatever they say (an
+    /// interface's members are public).
+    pub open_bodies: &'static [&'static str],
+    /// Annotation kinds, and the names among them that say nothing of who
+    /// makes a type (`Override`).
+    pub annotations: &'static [&'static str],
+    pub inert_annotations: &'static [&'static str],
 }
 
 /// A reference found in the tree, with its byte offset (to find the
@@ -605,6 +637,15 @@ impl<'a> RefWalker<'a> {
                     self.keep_split(node, &mut reference);
                     reference
                 };
+                self.push(node, reference);
+            }
+            RefRole::TypeValue => {
+                let Some(segments) = node.named_child(0).and_then(|t| self.segments(t)) else {
+                    return;
+                };
+                let (qualifier, name) = split_last(segments);
+                let receiver = path_receiver(&qualifier);
+                let reference = self.reference(RefKind::TypeValue, receiver, qualifier, name, node);
                 self.push(node, reference);
             }
             RefRole::New { ty, arguments } => {

@@ -141,6 +141,7 @@ mod tests {
                 arity: 0,
                 extension: false,
                 bodiless: false,
+                made_only_here: false,
                 words: String::new(),
             }],
             ..FileFacts::default()
