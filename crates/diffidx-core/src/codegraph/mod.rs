@@ -133,15 +133,7 @@ fn made_changed(
     changed: &BTreeSet<String>,
 ) -> HashSet<String> {
     fn made(f: Option<&SourceFile>) -> BTreeSet<&str> {
-        f.filter(|f| f.language.spec().graph.scope.made_here.is_some())
-            .map(|f| {
-                f.facts
-                    .refs
-                    .iter()
-                    .filter(|r| matches!(r.kind, RefKind::New | RefKind::TypeValue))
-                    .map(|r| r.name.as_str())
-                    .collect()
-            })
+        f.map(|f| resolve::made_names(f).collect())
             .unwrap_or_default()
     }
     let mut out: HashSet<String> = HashSet::new();

@@ -213,6 +213,18 @@ fn key_ends_with(full: &str, suffix: &str) -> bool {
             && full.as_bytes()[full.len() - suffix.len() - 1] == 1)
 }
 
+/// The names of the types a file makes (`new T(...)`, `T::new`) or hands
+/// on as values (`T.class`), where its language's table has `made_here`:
+/// what [`DefIndex`] reads to tell which overrides may run.
+pub(crate) fn made_names(file: &SourceFile) -> impl Iterator<Item = &str> {
+    let tracked = file.language.spec().graph.scope.made_here.is_some();
+    file.facts
+        .refs
+        .iter()
+        .filter(move |r| tracked && matches!(r.kind, RefKind::New | RefKind::TypeValue))
+        .map(|r| r.name.as_str())
+}
+
 /// Every declaration of a tree, indexed for lookups, with what lookups
 /// found so far. What it knows is shared ([`SharedIndex`]): each thread
 /// that resolves files makes its own `DefIndex` of it, with its own memo.
@@ -651,11 +663,8 @@ impl<'a> DefIndex<'a> {
                         .push(import.path.clone());
                 }
             }
-            let tracks_made = rules.made_here.is_some();
+            index.made_names.extend(made_names(file));
             for r in &file.facts.refs {
-                if tracks_made && matches!(r.kind, RefKind::New | RefKind::TypeValue) {
-                    index.made_names.insert(r.name.as_str());
-                }
                 let Some(owner) = r.owner else { continue };
                 let at = DefRef {
                     file: f as u32,
