@@ -49,6 +49,9 @@ pub struct Question {
     pub strong: Vec<(String, f32)>,
     /// The terms of code blocks, each once.
     pub code: Vec<(String, f32)>,
+    /// The terms of the first line (an issue's title, a commit's subject),
+    /// each once: where the asker says in a few words what is wrong.
+    pub title: Vec<(String, f32)>,
     /// Every word as written (identifiers whole: `resolve_redirects`).
     pub words: BTreeSet<String>,
     /// The strong words and the identifiers of code blocks, as written.
@@ -130,6 +133,9 @@ impl Question {
                 (t, n)
             })
             .collect();
+        if let Some(first) = text.lines().find(|l| !l.trim().is_empty()) {
+            q.title = terms_once(&words(first).map(str::to_owned).collect());
+        }
         q.strong = terms_once(&strong);
         q.code = terms_once(&code);
         q.code_words = strong.into_iter().chain(code).collect();
@@ -412,6 +418,15 @@ mod tests {
             "{:?}",
             q.dotted
         );
+    }
+
+    #[test]
+    fn the_first_line_is_the_title() {
+        let q = Question::read("\n  \nRedirects lose the method\n\nfrobnicate() is called");
+        assert!(has(&q.title, "redirects"), "{:?}", q.title);
+        assert!(has(&q.title, "method"));
+        assert!(!has(&q.title, "frobnicate"));
+        assert!(has(&q.terms, "frobnicate"));
     }
 
     #[test]
