@@ -45,7 +45,8 @@
 //!   defaults, as JSON (`{"label": {"files": [0.5, 0.5, 1.0]}}`; what a
 //!   variant leaves out is the default).
 //! - `BENCH_LOCALIZATION_DUMP=FILE`: one JSON line per instance (gold,
-//!   the top 20 of each ranking, the top 10 files), for reading failures.
+//!   the top 20 of each ranking and of each variant, the top 10 files),
+//!   for reading failures.
 //!
 //! The baseline's ranking of an instance is kept in its checkout, keyed by
 //! the baseline's source and the question, so reruns skip re-parsing.
@@ -447,7 +448,8 @@ fn main() {
         }
         let query = SearchQuery::new(&instance.problem_statement, 50);
         let mut dumped: Option<(Vec<String>, Vec<String>)> = None;
-        for (v, (_, params)) in variants.iter().enumerate() {
+        let mut dumped_variants = serde_json::Map::new();
+        for (v, (label, params)) in variants.iter().enumerate() {
             let start = Instant::now();
             let answer = searcher.search_with(&reader, &query, params).unwrap();
             if v == 0 {
@@ -456,6 +458,9 @@ fn main() {
             let (ranked, files) = keys_of(&answer);
             if v == 0 {
                 dumped = Some((ranked.clone(), files.clone()));
+            } else if dump.is_some() {
+                let top: Vec<String> = dedup(ranked.clone()).into_iter().take(20).collect();
+                dumped_variants.insert(label.trim().to_owned(), top.into());
             }
             for group in ["all", instance.repo.as_str()] {
                 ours[v]
@@ -553,6 +558,7 @@ fn main() {
                 "ranked": dedup(ranked).into_iter().take(20).collect::<Vec<_>>(),
                 "files": files.into_iter().take(10).collect::<Vec<_>>(),
                 "baseline": dedup(plain_ranked).into_iter().take(20).collect::<Vec<_>>(),
+                "variants": dumped_variants,
             });
             writeln!(out, "{line}").unwrap();
         }

@@ -797,6 +797,8 @@ pub fn prepare(
                 .get(&e.id)
                 .map(|w| text::indexed_text(w))
                 .unwrap_or_default(),
+            raw_names: e.qualname.clone(),
+            raw_words: words.get(&e.id).cloned().unwrap_or_default(),
             file: false,
         })
         .collect();
@@ -816,6 +818,8 @@ pub fn prepare(
             names: text::indexed_text(path),
             sig: String::new(),
             words,
+            raw_names: String::new(),
+            raw_words: String::new(),
             file: true,
         })
         .collect();

@@ -52,6 +52,10 @@ pub struct Question {
     /// The terms of the first line (an issue's title, a commit's subject),
     /// each once: where the asker says in a few words what is wrong.
     pub title: Vec<(String, f32)>,
+    /// Adjacent parts of its words, each pair one term with its count
+    /// (capped): "content length" and `content_length` are both
+    /// `contentlength`, to meet the names that join the two.
+    pub pairs: Vec<(String, f32)>,
     /// Every word as written (identifiers whole: `resolve_redirects`).
     pub words: BTreeSet<String>,
     /// The strong words and the identifiers of code blocks, as written.
@@ -72,6 +76,8 @@ impl Question {
         let mut order: Vec<String> = Vec::new();
         let mut strong: BTreeSet<String> = BTreeSet::new();
         let mut code: BTreeSet<String> = BTreeSet::new();
+        let mut pairs: BTreeMap<String, f32> = BTreeMap::new();
+        let mut pair_order: Vec<String> = Vec::new();
         let mut in_block = false;
         for line in text.lines() {
             let trimmed = line.trim_start();
@@ -95,6 +101,18 @@ impl Question {
                     });
                     *count = (*count + 1.0).min(TERM_CAP);
                 }
+            }
+            let line_parts: Vec<String> = words(line).flat_map(super::parts::split).collect();
+            for w in line_parts.windows(2) {
+                if w[0].len() < 2 || w[1].len() < 2 {
+                    continue;
+                }
+                let pair = format!("{}{}", w[0], w[1]);
+                let count = pairs.entry(pair.clone()).or_insert_with(|| {
+                    pair_order.push(pair);
+                    0.0
+                });
+                *count = (*count + 1.0).min(TERM_CAP);
             }
             for path in paths(line) {
                 push_once(&mut q.paths, path.to_owned());
@@ -131,6 +149,13 @@ impl Question {
             .map(|t| {
                 let n = all[&t];
                 (t, n)
+            })
+            .collect();
+        q.pairs = pair_order
+            .into_iter()
+            .map(|p| {
+                let n = pairs[&p];
+                (p, n)
             })
             .collect();
         if let Some(first) = text.lines().find(|l| !l.trim().is_empty()) {
@@ -392,6 +417,13 @@ mod tests {
         }
         assert!(q.code_words.contains("resolve_redirects"));
         assert_eq!(q.dotted, ["Session.send"]);
+        // Words side by side, in prose or in one identifier, make pairs.
+        let pairs = Question::read("the content length header\n`prepare_content_length`").pairs;
+        let count = |t: &str| pairs.iter().find(|x| x.0 == t).map_or(0.0, |x| x.1);
+        assert_eq!(count("contentlength"), 2.0);
+        assert_eq!(count("lengthheader"), 1.0);
+        assert_eq!(count("preparecontent"), 1.0);
+        assert_eq!(count("headerprepare"), 0.0, "{pairs:?}");
     }
 
     #[test]

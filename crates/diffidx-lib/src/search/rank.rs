@@ -33,7 +33,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::question::Question;
-use super::text::Bag;
+use super::text::{Bag, Form};
 use super::{FileHit, SearchAnswer, SearchQuery, Searcher, Tier, Why};
 use crate::store::{Reader, StoreError};
 
@@ -118,6 +118,11 @@ pub struct RankParams {
     pub title: [f64; 2],
     /// How many hits each BM25 ranking gives.
     pub candidates: usize,
+    /// How the question's terms meet the index's: as written or by stems.
+    pub form: Form,
+    /// BM25 for the question's adjacent word pairs, over the pairs of
+    /// parts in symbols' names and in their words.
+    pub pairs: [f64; 2],
 }
 
 impl Default for RankParams {
@@ -143,6 +148,8 @@ impl Default for RankParams {
             // title): 1 and 1 lift every figure; 2 lowers file Acc@1.
             title: [1.0, 1.0],
             candidates: 200,
+            form: Form::Written,
+            pairs: [0.0, 0.0],
         }
     }
 }
@@ -332,7 +339,7 @@ impl Searcher {
         match &self.text {
             Ok(text) => {
                 let search = |terms: &[(String, f32)], bag: Bag| {
-                    text.search_weighted(terms, bag, params.candidates)
+                    text.search_weighted(terms, bag, params.form, params.candidates)
                         .map_err(|e| StoreError::Query {
                             what: "search the text index",
                             reason: e.to_string(),
@@ -344,6 +351,8 @@ impl Searcher {
                     (&q.strong, Bag::Symbols, params.text[2]),
                     (&q.code, Bag::Symbols, params.text[3]),
                     (&q.title, Bag::Symbols, params.title[0]),
+                    (&q.pairs, Bag::NamePairs, params.pairs[0]),
+                    (&q.pairs, Bag::WordPairs, params.pairs[1]),
                 ];
                 for (terms, bag, weight) in symbol_rankings {
                     if weight == 0.0 {

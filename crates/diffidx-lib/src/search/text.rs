@@ -50,14 +50,49 @@ pub struct TextDoc {
     /// The words of its code and comments, as written (of a file: of all
     /// its symbols).
     pub words: String,
+    /// Its qualified name and its words as written (identifiers whole),
+    /// for the pairs of their parts.
+    pub raw_names: String,
+    pub raw_words: String,
     /// A file's document: its fields are apart from the symbols', so that
     /// one ranking never mixes the two.
     pub file: bool,
 }
 
+impl TextDoc {
+    /// The adjacent parts of the identifiers of its name and of its
+    /// words, each pair as one term ([`pair_terms`]).
+    fn pairs(&self) -> (String, String) {
+        let of = |text: &str| {
+            let mut out = String::new();
+            for word in text.split_whitespace() {
+                for pair in pair_terms(word) {
+                    out.push_str(&pair);
+                    out.push(' ');
+                }
+            }
+            out
+        };
+        (of(&self.raw_names), of(&self.raw_words))
+    }
+}
+
 /// The id of a file's document.
 pub fn file_id(path: &str) -> String {
     format!("file:{path}")
+}
+
+/// How a query's terms meet the documents' terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Form {
+    /// As written (after splitting into parts).
+    #[default]
+    Written,
+    /// By their English stems: `redirects` meets `redirect`, `rendering`
+    /// meets `render`, as an issue's prose and the code rarely agree on
+    /// a word's ending.
+    Stemmed,
 }
 
 /// What a query is asked of.
@@ -69,6 +104,10 @@ pub enum Bag {
     Names,
     /// Files, by their path and all their words.
     Files,
+    /// Symbols, by the adjacent parts of their name's identifiers.
+    NamePairs,
+    /// Symbols, by the adjacent parts of their words' identifiers.
+    WordPairs,
 }
 
 #[derive(Clone, Copy)]
@@ -80,6 +119,16 @@ struct Fields {
     words: Field,
     file_names: Field,
     file_words: Field,
+    /// The same fields with each term stemmed ([`stemmed`]).
+    names_stem: Field,
+    sig_stem: Field,
+    words_stem: Field,
+    file_names_stem: Field,
+    file_words_stem: Field,
+    /// Adjacent parts of the identifiers of a symbol's name and words
+    /// (`prepare_content_length`: `preparecontent contentlength`).
+    name_pairs: Field,
+    word_pairs: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -92,6 +141,13 @@ fn schema() -> (Schema, Fields) {
         words: builder.add_text_field("words", TEXT),
         file_names: builder.add_text_field("file_names", TEXT),
         file_words: builder.add_text_field("file_words", TEXT),
+        names_stem: builder.add_text_field("names_stem", TEXT),
+        sig_stem: builder.add_text_field("sig_stem", TEXT),
+        words_stem: builder.add_text_field("words_stem", TEXT),
+        file_names_stem: builder.add_text_field("file_names_stem", TEXT),
+        file_words_stem: builder.add_text_field("file_words_stem", TEXT),
+        name_pairs: builder.add_text_field("name_pairs", TEXT),
+        word_pairs: builder.add_text_field("word_pairs", TEXT),
     };
     (builder.build(), fields)
 }
@@ -180,13 +236,27 @@ impl TextIndex {
             let mut d = TantivyDocument::default();
             d.add_text(self.fields.id, &doc.id);
             d.add_text(self.fields.path, &doc.path);
-            if doc.file {
-                d.add_text(self.fields.file_names, &doc.names);
-                d.add_text(self.fields.file_words, &doc.words);
+            let f = self.fields;
+            let texts: &[(Field, Field, &str)] = if doc.file {
+                &[
+                    (f.file_names, f.file_names_stem, &doc.names),
+                    (f.file_words, f.file_words_stem, &doc.words),
+                ]
             } else {
-                d.add_text(self.fields.names, &doc.names);
-                d.add_text(self.fields.sig, &doc.sig);
-                d.add_text(self.fields.words, &doc.words);
+                &[
+                    (f.names, f.names_stem, &doc.names),
+                    (f.sig, f.sig_stem, &doc.sig),
+                    (f.words, f.words_stem, &doc.words),
+                ]
+            };
+            for &(written, stems, text) in texts {
+                d.add_text(written, text);
+                d.add_text(stems, stemmed(text));
+            }
+            if !doc.file {
+                let (names, words) = doc.pairs();
+                d.add_text(f.name_pairs, names);
+                d.add_text(f.word_pairs, words);
             }
             writer.add_document(d).map_err(&failed)?;
         }
@@ -227,30 +297,51 @@ impl TextReader {
     /// scores, best first.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<(String, f32)>, TextIndexError> {
         let terms: Vec<(String, f32)> = query_terms(query).into_iter().map(|t| (t, 1.0)).collect();
-        self.search_weighted(&terms, Bag::Symbols, limit)
+        self.search_weighted(&terms, Bag::Symbols, Form::Written, limit)
     }
 
     /// The `limit` best documents of `bag` for terms of the index, each
     /// with the weight its BM25 score is multiplied by (its count in a
-    /// question).
+    /// question), matched as written or by their stems.
     pub fn search_weighted(
         &self,
         terms: &[(String, f32)],
         bag: Bag,
+        form: Form,
         limit: usize,
     ) -> Result<Vec<(String, f32)>, TextIndexError> {
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
         let f = self.fields;
-        let fields: &[(Field, f32)] = match bag {
-            Bag::Symbols => &[
+        let fields: &[(Field, f32)] = match (bag, form) {
+            (Bag::Symbols, Form::Written) => &[
                 (f.names, BOOST_NAMES),
                 (f.sig, BOOST_SIG),
                 (f.words, BOOST_WORDS),
             ],
-            Bag::Names => &[(f.names, 1.0)],
-            Bag::Files => &[(f.file_names, 1.0), (f.file_words, 1.0)],
+            (Bag::Symbols, Form::Stemmed) => &[
+                (f.names_stem, BOOST_NAMES),
+                (f.sig_stem, BOOST_SIG),
+                (f.words_stem, BOOST_WORDS),
+            ],
+            (Bag::Names, Form::Written) => &[(f.names, 1.0)],
+            (Bag::Names, Form::Stemmed) => &[(f.names_stem, 1.0)],
+            (Bag::Files, Form::Written) => &[(f.file_names, 1.0), (f.file_words, 1.0)],
+            (Bag::Files, Form::Stemmed) => &[(f.file_names_stem, 1.0), (f.file_words_stem, 1.0)],
+            // Pairs are matched as written: two parts side by side are
+            // already a narrow term.
+            (Bag::NamePairs, _) => &[(f.name_pairs, 1.0)],
+            (Bag::WordPairs, _) => &[(f.word_pairs, 1.0)],
+        };
+        let stems;
+        let terms = match form {
+            _ if matches!(bag, Bag::NamePairs | Bag::WordPairs) => terms,
+            Form::Written => terms,
+            Form::Stemmed => {
+                stems = stemmed_terms(terms);
+                &stems[..]
+            }
         };
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (term, weight) in terms {
@@ -375,6 +466,19 @@ pub(crate) fn word_terms(word: &str) -> Vec<String> {
     whole.into_iter().chain(split).collect()
 }
 
+/// The adjacent parts of one identifier, each pair squashed into a term
+/// (`prepare_content_length`: `preparecontent`, `contentlength`): two
+/// words of a question side by side ("content length") meet the name
+/// that joins them, where each word alone is common.
+pub(crate) fn pair_terms(word: &str) -> Vec<String> {
+    let split = parts::split(word);
+    split
+        .windows(2)
+        .filter(|w| w[0].len() > 1 && w[1].len() > 1)
+        .map(|w| format!("{}{}", w[0], w[1]))
+        .collect()
+}
+
 /// The terms of a query, each once.
 pub fn query_terms(query: &str) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
@@ -396,4 +500,129 @@ pub fn indexed_text(text: &str) -> String {
         out.push(' ');
     }
     out
+}
+
+/// The English (Porter 2) stem of one term.
+fn stem(term: &str) -> String {
+    use std::sync::OnceLock;
+    static STEMMER: OnceLock<rust_stemmers::Stemmer> = OnceLock::new();
+    STEMMER
+        .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
+        .stem(term)
+        .into_owned()
+}
+
+/// Indexed text (terms separated by spaces) with each term stemmed.
+pub fn stemmed(indexed: &str) -> String {
+    let mut out = String::with_capacity(indexed.len());
+    for term in indexed.split_whitespace() {
+        out.push_str(&stem(term));
+        out.push(' ');
+    }
+    out
+}
+
+/// A question's weighted terms by their stems: terms of one stem count
+/// together, at most [`super::question::TERM_CAP`] times, in the order of
+/// their first term.
+fn stemmed_terms(terms: &[(String, f32)]) -> Vec<(String, f32)> {
+    let mut out: Vec<(String, f32)> = Vec::with_capacity(terms.len());
+    let mut at: std::collections::HashMap<String, usize> = Default::default();
+    for (term, weight) in terms {
+        let s = stem(term);
+        match at.get(&s) {
+            Some(&i) => out[i].1 = (out[i].1 + weight).min(super::question::TERM_CAP),
+            None => {
+                at.insert(s.clone(), out.len());
+                out.push((s, *weight));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(id: &str, words: &str) -> TextDoc {
+        TextDoc {
+            id: id.to_owned(),
+            path: format!("{id}.py"),
+            names: indexed_text(id),
+            sig: String::new(),
+            words: indexed_text(words),
+            raw_names: id.to_owned(),
+            raw_words: words.to_owned(),
+            file: false,
+        }
+    }
+
+    #[test]
+    fn stemmed_terms_meet_other_endings_and_written_ones_do_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = TextIndex::create(dir.path()).unwrap();
+        let docs = [
+            doc("resolve", "redirect location rendering"),
+            doc("other", "session cookie"),
+        ];
+        index.write(None, &docs, "s").unwrap();
+        let reader = index.reader().unwrap();
+        let terms = vec![("redirects".to_owned(), 1.0), ("rendered".to_owned(), 1.0)];
+        let written = reader
+            .search_weighted(&terms, Bag::Symbols, Form::Written, 10)
+            .unwrap();
+        assert!(written.is_empty(), "{written:?}");
+        let stems = reader
+            .search_weighted(&terms, Bag::Symbols, Form::Stemmed, 10)
+            .unwrap();
+        assert_eq!(stems.len(), 1);
+        assert_eq!(stems[0].0, "resolve");
+    }
+
+    #[test]
+    fn pairs_of_parts_meet_words_side_by_side() {
+        assert_eq!(
+            pair_terms("prepare_content_length"),
+            ["preparecontent", "contentlength"]
+        );
+        assert!(pair_terms("length").is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let index = TextIndex::create(dir.path()).unwrap();
+        let docs = [
+            doc("prepare_content_length", "body length"),
+            doc("prepare_body", "content_type length"),
+        ];
+        index.write(None, &docs, "s").unwrap();
+        let reader = index.reader().unwrap();
+        let terms = vec![("contentlength".to_owned(), 1.0)];
+        let by_name = reader
+            .search_weighted(&terms, Bag::NamePairs, Form::Written, 10)
+            .unwrap();
+        assert_eq!(by_name.len(), 1);
+        assert_eq!(by_name[0].0, "prepare_content_length");
+        let by_words = reader
+            .search_weighted(
+                &[("contenttype".to_owned(), 1.0)],
+                Bag::WordPairs,
+                Form::Written,
+                10,
+            )
+            .unwrap();
+        assert_eq!(by_words.len(), 1);
+        assert_eq!(by_words[0].0, "prepare_body");
+    }
+
+    #[test]
+    fn terms_of_one_stem_count_together_up_to_the_cap() {
+        let terms = vec![
+            ("redirects".to_owned(), 2.0),
+            ("session".to_owned(), 1.0),
+            ("redirect".to_owned(), 2.0),
+        ];
+        assert_eq!(
+            stemmed_terms(&terms),
+            vec![("redirect".to_owned(), 3.0), ("session".to_owned(), 1.0)]
+        );
+    }
 }
