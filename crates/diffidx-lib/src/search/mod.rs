@@ -788,18 +788,18 @@ pub fn prepare(
     )?;
     let mut docs: Vec<TextDoc> = entries
         .iter()
-        .map(|e| TextDoc {
-            id: e.id.clone(),
-            path: e.path.clone(),
-            names: text::indexed_text(&e.qualname),
-            sig: text::indexed_text(&e.sig),
-            words: words
-                .get(&e.id)
-                .map(|w| text::indexed_text(w))
-                .unwrap_or_default(),
-            raw_names: e.qualname.clone(),
-            raw_words: words.get(&e.id).cloned().unwrap_or_default(),
-            file: false,
+        .map(|e| {
+            let raw_words = words.get(&e.id).cloned().unwrap_or_default();
+            TextDoc {
+                id: e.id.clone(),
+                path: e.path.clone(),
+                names: text::indexed_text(&e.qualname),
+                sig: text::indexed_text(&e.sig),
+                words: text::indexed_text(&raw_words),
+                raw_names: e.qualname.clone(),
+                raw_words,
+                file: false,
+            }
         })
         .collect();
     // A document per live file: its path and the words of all its symbols.

@@ -72,12 +72,10 @@ impl Question {
     pub fn read(query: &str) -> Question {
         let text = without_boilerplate(query);
         let mut q = Question::default();
-        let mut all: BTreeMap<String, f32> = BTreeMap::new();
-        let mut order: Vec<String> = Vec::new();
+        let mut all = Counted::default();
         let mut strong: BTreeSet<String> = BTreeSet::new();
         let mut code: BTreeSet<String> = BTreeSet::new();
-        let mut pairs: BTreeMap<String, f32> = BTreeMap::new();
-        let mut pair_order: Vec<String> = Vec::new();
+        let mut pairs = Counted::default();
         let mut in_block = false;
         for line in text.lines() {
             let trimmed = line.trim_start();
@@ -95,24 +93,12 @@ impl Question {
                     if term.len() < 2 {
                         continue;
                     }
-                    let count = all.entry(term.clone()).or_insert_with(|| {
-                        order.push(term.clone());
-                        0.0
-                    });
-                    *count = (*count + 1.0).min(TERM_CAP);
+                    all.add(term);
                 }
             }
             let line_parts: Vec<String> = words(line).flat_map(super::parts::split).collect();
-            for w in line_parts.windows(2) {
-                if w[0].len() < 2 || w[1].len() < 2 {
-                    continue;
-                }
-                let pair = format!("{}{}", w[0], w[1]);
-                let count = pairs.entry(pair.clone()).or_insert_with(|| {
-                    pair_order.push(pair);
-                    0.0
-                });
-                *count = (*count + 1.0).min(TERM_CAP);
+            for pair in super::text::part_pairs(&line_parts) {
+                pairs.add(pair);
             }
             for path in paths(line) {
                 push_once(&mut q.paths, path.to_owned());
@@ -144,20 +130,8 @@ impl Question {
                 }
             }
         }
-        q.terms = order
-            .into_iter()
-            .map(|t| {
-                let n = all[&t];
-                (t, n)
-            })
-            .collect();
-        q.pairs = pair_order
-            .into_iter()
-            .map(|p| {
-                let n = pairs[&p];
-                (p, n)
-            })
-            .collect();
+        q.terms = all.into_terms();
+        q.pairs = pairs.into_terms();
         if let Some(first) = text.lines().find(|l| !l.trim().is_empty()) {
             q.title = terms_once(&words(first).map(str::to_owned).collect());
         }
@@ -192,6 +166,34 @@ impl Question {
     /// answered them (the name tier first).
     pub fn is_short(query: &str) -> bool {
         query.split_whitespace().count() <= 3 && !query.contains('\n')
+    }
+}
+
+/// Terms with their counts, each at most [`TERM_CAP`], in the order they
+/// first came.
+#[derive(Default)]
+struct Counted {
+    counts: BTreeMap<String, f32>,
+    order: Vec<String>,
+}
+
+impl Counted {
+    fn add(&mut self, term: String) {
+        let count = self.counts.entry(term.clone()).or_insert_with(|| {
+            self.order.push(term);
+            0.0
+        });
+        *count = (*count + 1.0).min(TERM_CAP);
+    }
+
+    fn into_terms(mut self) -> Vec<(String, f32)> {
+        self.order
+            .into_iter()
+            .map(|t| {
+                let n = self.counts.remove(&t).unwrap_or_default();
+                (t, n)
+            })
+            .collect()
     }
 }
 

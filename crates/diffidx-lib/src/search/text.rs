@@ -471,8 +471,13 @@ pub(crate) fn word_terms(word: &str) -> Vec<String> {
 /// words of a question side by side ("content length") meet the name
 /// that joins them, where each word alone is common.
 pub(crate) fn pair_terms(word: &str) -> Vec<String> {
-    let split = parts::split(word);
-    split
+    part_pairs(&parts::split(word))
+}
+
+/// Each two parts side by side, squashed into one term (parts of one
+/// letter left out): a document's identifier and a question's line alike.
+pub(crate) fn part_pairs(parts: &[String]) -> Vec<String> {
+    parts
         .windows(2)
         .filter(|w| w[0].len() > 1 && w[1].len() > 1)
         .map(|w| format!("{}{}", w[0], w[1]))
@@ -558,16 +563,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn stemmed_terms_meet_other_endings_and_written_ones_do_not() {
+    /// A reader of a new index of `docs` (the directory lives as long).
+    fn indexed(docs: &[TextDoc]) -> (tempfile::TempDir, TextReader) {
         let dir = tempfile::tempdir().unwrap();
         let index = TextIndex::create(dir.path()).unwrap();
-        let docs = [
+        index.write(None, docs, "s").unwrap();
+        let reader = index.reader().unwrap();
+        (dir, reader)
+    }
+
+    #[test]
+    fn stemmed_terms_meet_other_endings_and_written_ones_do_not() {
+        let (_dir, reader) = indexed(&[
             doc("resolve", "redirect location rendering"),
             doc("other", "session cookie"),
-        ];
-        index.write(None, &docs, "s").unwrap();
-        let reader = index.reader().unwrap();
+        ]);
         let terms = vec![("redirects".to_owned(), 1.0), ("rendered".to_owned(), 1.0)];
         let written = reader
             .search_weighted(&terms, Bag::Symbols, Form::Written, 10)
@@ -587,14 +597,10 @@ mod tests {
             ["preparecontent", "contentlength"]
         );
         assert!(pair_terms("length").is_empty());
-        let dir = tempfile::tempdir().unwrap();
-        let index = TextIndex::create(dir.path()).unwrap();
-        let docs = [
+        let (_dir, reader) = indexed(&[
             doc("prepare_content_length", "body length"),
             doc("prepare_body", "content_type length"),
-        ];
-        index.write(None, &docs, "s").unwrap();
-        let reader = index.reader().unwrap();
+        ]);
         let terms = vec![("contentlength".to_owned(), 1.0)];
         let by_name = reader
             .search_weighted(&terms, Bag::NamePairs, Form::Written, 10)
